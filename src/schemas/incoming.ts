@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { identifier, optionalString } from './fields.js';
+import { openEnum } from './open-enum.js';
+import { openDiscriminatedUnion } from './open-union.js';
+
+/** messageContentType values of the incoming message payload (section Events). */
+export const MESSAGE_CONTENT_TYPES = [
+  'TEXT',
+  'MEDIA',
+  'LOCATION',
+  'BUTTON',
+  'INTERACTIVE',
+  'CONTACT',
+  'REACTION',
+  'CAROUSEL',
+] as const;
+export type MessageContentType = (typeof MESSAGE_CONTENT_TYPES)[number];
+
+/** messageType values of the incoming message payload: the billing model. */
+export const INCOMING_MESSAGE_TYPES = ['INTERACTION', 'CONVERSATION'] as const;
+
+/** Fields every incoming message may carry, whatever its content type. */
+const incomingBaseShape = {
+  profileName: optionalString,
+  sender: identifier,
+  senderUserId: optionalString,
+  username: optionalString,
+  receiver: optionalString,
+  text: optionalString,
+  buttonText: optionalString,
+  buttonPayload: optionalString,
+  latitude: optionalString,
+  longitude: optionalString,
+  label: optionalString,
+  address: optionalString,
+  mediaUrl: optionalString,
+  caption: optionalString,
+  fileExtension: optionalString,
+  messageType: openEnum(INCOMING_MESSAGE_TYPES).nullish(),
+  gstId: optionalString,
+  ctId: optionalString,
+  conversationId: optionalString,
+  participantId: optionalString,
+  sentTime: optionalString,
+  status: optionalString,
+  cost: optionalString,
+  templateId: optionalString,
+  templateName: optionalString,
+  bodyParameters: z.record(z.string(), z.unknown()).nullish(),
+  tqrmtId: optionalString,
+  conversationStatusCode: optionalString,
+  conversationStatusMessage: optionalString,
+  requestId: optionalString,
+  errorCode: optionalString,
+  errorCodeString: optionalString,
+};
+
+const branch = <const T extends MessageContentType, S extends z.ZodRawShape>(type: T, keyFields: S) =>
+  z.looseObject({ ...incomingBaseShape, messageContentType: z.literal(type), ...keyFields });
+
+/** Key fields per content type, from the content-type table of section Events. */
+export const incomingTextSchema = branch('TEXT', { text: z.string() });
+export const incomingMediaSchema = branch('MEDIA', { mediaUrl: z.string() });
+export const incomingLocationSchema = branch('LOCATION', { latitude: z.string(), longitude: z.string() });
+export const incomingButtonSchema = branch('BUTTON', {});
+export const incomingInteractiveSchema = branch('INTERACTIVE', {});
+export const incomingContactSchema = branch('CONTACT', { text: z.string() });
+/** `gstId` is the reacted-to message; empty or null `text` means the reaction was removed. */
+export const incomingReactionSchema = branch('REACTION', { gstId: identifier });
+export const incomingCarouselSchema = branch('CAROUSEL', {});
+
+/** An incoming message whose messageContentType the documentation does not list. */
+export const incomingUnlistedSchema = z.looseObject({ ...incomingBaseShape, messageContentType: identifier });
+
+export const incomingMessage = openDiscriminatedUnion(
+  'messageContentType',
+  [
+    incomingTextSchema,
+    incomingMediaSchema,
+    incomingLocationSchema,
+    incomingButtonSchema,
+    incomingInteractiveSchema,
+    incomingContactSchema,
+    incomingReactionSchema,
+    incomingCarouselSchema,
+  ],
+  incomingUnlistedSchema,
+);
+/** Schema of the incoming message payload (incomingMessageURL). */
+export const incomingMessageSchema = incomingMessage.schema;
+export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
+export type IncomingTextMessage = z.infer<typeof incomingTextSchema>;
+export type IncomingMediaMessage = z.infer<typeof incomingMediaSchema>;
+export type IncomingLocationMessage = z.infer<typeof incomingLocationSchema>;
+export type IncomingReactionMessage = z.infer<typeof incomingReactionSchema>;
+
+/** What a REACTION message means, stated plainly. */
+export interface Reaction {
+  /** The emoji, or null when the reaction was removed. */
+  readonly emoji: string | null;
+  /** True when the customer removed their reaction (empty or null text). */
+  readonly removed: boolean;
+  /** gstId of the message that was reacted to. */
+  readonly reactedToGstId: string;
+}
+
+/**
+ * Reads a REACTION message: which message it targets and whether it was removed.
+ * Returns undefined for any other content type.
+ */
+export function reactionOf(message: IncomingMessage): Reaction | undefined {
+  if (message.messageContentType !== 'REACTION' || typeof message.gstId !== 'string') return undefined;
+  const emoji = typeof message.text === 'string' && message.text !== '' ? message.text : null;
+  return { emoji, removed: emoji === null, reactedToGstId: message.gstId };
+}
