@@ -38,3 +38,32 @@ export const sessionStatusSchema = z.looseObject({
   timestamp: optionalMillis,
 });
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+/**
+ * The statusType each documented status string belongs to, from the session status table
+ * (connecting: QR scanned, pair success, connected, logged in, app-state sync in progress;
+ * success: sync complete; disconnected: pair failure, connection failure, disconnected,
+ * logged out, stream replaced). Strings the table does not name are placed by their meaning:
+ * 'Initializing...' is a session being established, 'Logging out...' and 'No Session' mean no
+ * messaging is possible.
+ */
+export const SESSION_STATUS_TYPE_OF = {
+  'Connecting...': 'connecting',
+  Connected: 'connecting',
+  'Connected (Authenticated)': 'connecting',
+  'Paired Successfully': 'connecting',
+  'Paired Failed': 'disconnected',
+  'Logged In': 'connecting',
+  'Logged In Successfully': 'connecting',
+  'Logged Out': 'disconnected',
+  'Logged out from the system': 'disconnected',
+  'Logging out...': 'disconnected',
+  Disconnected: 'disconnected',
+  'Disconnected by API request': 'disconnected',
+  'Disconnected: Logged in on another device': 'disconnected',
+  'Disconnected: QR Code timeout': 'disconnected',
+  'Initializing...': 'connecting',
+  'Sync Complete. You can now send messages': 'success',
+  'Syncing metadata (errors occurred)...': 'connecting',
+  'No Session': 'disconnected',
+} as const satisfies Record<SessionStatusString, SessionStatusType>;

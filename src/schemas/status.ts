@@ -30,3 +30,39 @@ export const statusUpdateSchema = z.looseObject({
   tqrmtId: optionalString,
 });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
+
+/** One row of the outbound delivery status transition table (section States and transitions). */
+export interface DeliveryTransition {
+  readonly from: DeliveryStatus;
+  readonly to: DeliveryStatus;
+  /** Payload fields the transition sets. */
+  readonly sets: readonly ('deliveryTime' | 'readTime' | 'playedTime' | 'errorCode' | 'errorCodeString')[];
+  /** PLAYED: voice messages only; other types stop at READ. */
+  readonly voiceOnly?: true;
+}
+
+/** The documented transitions; ACCEPTED is the initial state. FAILED is terminal, with no retry. */
+export const DELIVERY_TRANSITIONS: readonly DeliveryTransition[] = [
+  { from: 'ACCEPTED', to: 'SENT', sets: [] },
+  { from: 'SENT', to: 'DELIVERED', sets: ['deliveryTime'] },
+  { from: 'DELIVERED', to: 'READ', sets: ['readTime'] },
+  { from: 'READ', to: 'PLAYED', sets: ['playedTime'], voiceOnly: true },
+  { from: 'SENT', to: 'FAILED', sets: ['errorCode', 'errorCodeString'] },
+];
+
+/** The forward order of the non-failure states: ACCEPTED < SENT < DELIVERED < READ < PLAYED. */
+export const DELIVERY_PROGRESS: readonly DeliveryStatus[] = [
+  'ACCEPTED',
+  'SENT',
+  'DELIVERED',
+  'READ',
+  'PLAYED',
+];
+
+/** Finds the documented transition from one state to another, if there is one. */
+export function findDeliveryTransition(
+  from: DeliveryStatus,
+  to: DeliveryStatus,
+): DeliveryTransition | undefined {
+  return DELIVERY_TRANSITIONS.find((t) => t.from === from && t.to === to);
+}
