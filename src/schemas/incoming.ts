@@ -55,8 +55,12 @@ const incomingBaseShape = {
   errorCodeString: optionalString,
 };
 
-const branch = <const T extends MessageContentType, S extends z.ZodRawShape>(type: T, keyFields: S) =>
-  z.looseObject({ ...incomingBaseShape, messageContentType: z.literal(type), ...keyFields });
+// Omit the base fields a branch redefines: a spread of a generic shape is an intersection, and
+// intersecting two schemas of one field would type that field as `never`.
+const branch = <const T extends MessageContentType, S extends z.ZodRawShape>(type: T, keyFields: S) => {
+  const base: Omit<typeof incomingBaseShape, keyof S> = incomingBaseShape;
+  return z.looseObject({ ...base, messageContentType: z.literal(type), ...keyFields });
+};
 
 /** Key fields per content type, from the content-type table of section Events. */
 export const incomingTextSchema = branch('TEXT', { text: z.string() });

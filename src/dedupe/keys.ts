@@ -1,0 +1,48 @@
+import type { WebhookPayloads, WebhookType } from '../schemas/index.js';
+
+/** Derives an event's identity for deduplication; undefined means "do not deduplicate". */
+export type DedupeKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) => string | undefined;
+
+const join = (...parts: readonly unknown[]): string | undefined =>
+  parts.every((part) => part !== undefined && part !== null && part !== '') ? parts.join(':') : undefined;
+
+/**
+ * The default identity of each webhook type:
+ * - chatbot: `eventId` (the documented deduplication key);
+ * - incoming: `gstId`; for REACTION, whose gstId is the reacted-to message, gstId + sentTime + text;
+ * - status: `gstId` + `status` (one receipt per state change);
+ * - session: `messagingNumber` + `statusType` + `status` + `timestamp`;
+ * - event: `eventType` + `messagingNumber` + `timestamp`, plus the event's subject where it has one.
+ * A payload lacking any part is not deduplicated.
+ */
+export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
+  chatbot: (p) => join(p.eventId),
+  incoming: (p) =>
+    p.messageContentType === 'REACTION' ? join(p.gstId, p.sentTime, p.text ?? '-') : join(p.gstId),
+  status: (p) => join(p.gstId, p.status),
+  session: (p) => join(p.messagingNumber, p.statusType, p.status ?? '-', p.timestamp),
+  event: (p) => {
+    const subject = p.templateName ?? p.waId ?? p.oldNumber ?? '-';
+    return join(
+      p.eventType,
+      p.messagingNumber ?? '-',
+      typeof subject === 'string' ? subject : '-',
+      p.timestamp,
+    );
+  },
+};
+
+/** Callbacks for one conversation run in arrival order; this is what "one conversation" means. */
+export type OrderingKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) => string;
+
+/**
+ * Ordering keys: chatbot by chatParticipantId; incoming by sender + receiver; status by gstId;
+ * session by messagingNumber; partner events by messagingNumber (else eventType).
+ */
+export const ORDERING_KEYS: { readonly [T in WebhookType]: OrderingKeyFn<T> } = {
+  chatbot: (p) => `chatbot:${p.chatParticipantId}`,
+  incoming: (p) => `incoming:${p.sender}:${p.receiver ?? ''}`,
+  status: (p) => `status:${p.gstId}`,
+  session: (p) => `session:${p.messagingNumber}`,
+  event: (p) => `event:${p.messagingNumber ?? p.eventType}`,
+};

@@ -1,0 +1,74 @@
+import { LRUCache } from 'lru-cache';
+import { DELIVERY_PROGRESS, DELIVERY_STATUSES, type DeliveryStatus } from '../schemas/index.js';
+
+/** Why a status receipt did not move a message's state. */
+export type DeliveryIgnoreReason = 'regression' | 'repeat' | 'after-failure' | 'unlisted';
+
+/** What one status receipt did to its message's tracked state. */
+export interface DeliveryStateChange {
+  readonly gstId: string;
+  /** The status the receipt reported. */
+  readonly reported: string;
+  /** The tracked state before the receipt (undefined for the first receipt seen). */
+  readonly previous: DeliveryStatus | undefined;
+  /** The tracked state after the receipt. */
+  readonly current: DeliveryStatus | undefined;
+  /** True when the receipt moved the state forward. */
+  readonly applied: boolean;
+  /** Set when `applied` is false. */
+  readonly ignored?: DeliveryIgnoreReason;
+}
+
+export interface DeliveryTrackerOptions {
+  /** Messages remembered; the least recently updated is forgotten first. @default 100_000 */
+  readonly max?: number | undefined;
+}
+
+/** A forward-only view of each outbound message's delivery state. */
+export interface DeliveryTracker {
+  /** Applies one receipt; returns what it did. Never moves a state backwards. */
+  apply(gstId: string, reported: string): DeliveryStateChange;
+  /** The tracked state of a message. */
+  get(gstId: string): DeliveryStatus | undefined;
+}
+
+const RANK = new Map<string, number>(DELIVERY_PROGRESS.map((status, index) => [status, index]));
+const SENT_RANK = DELIVERY_PROGRESS.indexOf('SENT');
+
+function isDeliveryStatus(value: string): value is DeliveryStatus {
+  return (DELIVERY_STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * Creates a tracker of the outbound delivery state machine: ACCEPTED < SENT < DELIVERED < READ
+ * < PLAYED, with FAILED terminal. Receipts arrive out of order (the platform gives no ordering
+ * guarantee), so a receipt may skip states (an earlier one is late or lost) but never moves a
+ * message back: a late SENT after DELIVERED is ignored as a regression. FAILED follows SENT in
+ * the transition table; it is accepted from ACCEPTED too (the SENT receipt may be late) but not
+ * after DELIVERED, and nothing follows it.
+ */
+export function createDeliveryTracker(options: DeliveryTrackerOptions = {}): DeliveryTracker {
+  const states = new LRUCache<string, DeliveryStatus>({ max: options.max ?? 100_000 });
+  return {
+    get: (gstId) => states.get(gstId),
+    apply(gstId, reported) {
+      const previous = states.get(gstId);
+      const ignore = (ignored: DeliveryIgnoreReason): DeliveryStateChange => ({
+        gstId,
+        reported,
+        previous,
+        current: previous,
+        applied: false,
+        ignored,
+      });
+      if (!isDeliveryStatus(reported)) return ignore('unlisted');
+      if (previous === 'FAILED') return ignore('after-failure');
+      if (previous === reported) return ignore('repeat');
+      const before = previous === undefined ? -1 : (RANK.get(previous) ?? -1);
+      const allowed = reported === 'FAILED' ? before <= SENT_RANK : (RANK.get(reported) ?? -1) > before;
+      if (!allowed) return ignore('regression');
+      states.set(gstId, reported);
+      return { gstId, reported, previous, current: reported, applied: true };
+    },
+  };
+}

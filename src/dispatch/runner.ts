@@ -1,0 +1,131 @@
+import type { Logger } from 'pino';
+import type { DeliveryTracker } from '../delivery/tracker.js';
+import type { WebhookType } from '../schemas/index.js';
+import type { StatsRecorder } from '../pipeline/stats.js';
+import type { DeadLetter, WebhookCallback, WebhookContext, WebhookHandlers, WebhookJob } from './types.js';
+
+/** A callback that did not settle within `callbackTimeoutMs`. */
+export class CallbackTimeoutError extends Error {
+  readonly code = 'callback_timeout';
+  constructor(readonly timeoutMs: number) {
+    super(`Callback did not settle within ${timeoutMs} ms`);
+  }
+}
+
+export interface JobRunnerOptions {
+  readonly handlers: WebhookHandlers;
+  readonly logger: Logger;
+  readonly stats: StatsRecorder;
+  /** Forward-only delivery state for status receipts; undefined disables tracking. */
+  readonly tracker?: DeliveryTracker | undefined;
+  /** Fail an attempt whose callback has not settled after this many milliseconds. @default undefined (wait forever) */
+  readonly callbackTimeoutMs?: number | undefined;
+}
+
+/**
+ * Runs one job through its typed callback; shared by the in-memory dispatcher and the BullMQ
+ * worker so both call callbacks the same way.
+ */
+export interface JobRunner {
+  /** Whether any callback is registered for the type (no callback: nothing to enqueue). */
+  handles(type: WebhookType): boolean;
+  /** Runs attempt `attempt` of `job`; rejects with the callback's error. */
+  run(job: WebhookJob, attempt: number): Promise<void>;
+  /** Records a failed attempt and tells `onError`. */
+  failed(job: WebhookJob, error: unknown, attempt: number, willRetry: boolean): void;
+  /** Records an event that exhausted its attempts and tells `onDeadLetter`. */
+  deadLettered(deadLetter: DeadLetter): void;
+}
+
+type AnyCallback = (payload: unknown, ctx: WebhookContext) => unknown;
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const { handlers, logger, stats, tracker, callbackTimeoutMs } = options;
+  const callbacks: Record<WebhookType, WebhookCallback<never> | undefined> = {
+    incoming: handlers.onIncoming,
+    status: handlers.onStatus,
+    session: handlers.onSession,
+    event: handlers.onEvent,
+    chatbot: handlers.onChatbot,
+  };
+  // Delivery state moves once per job, not once per attempt: a retry sees the same change.
+  const deliveryOf = new WeakMap<WebhookJob, WebhookContext['delivery']>();
+
+  function contextOf(job: WebhookJob, attempt: number): WebhookContext {
+    let delivery = deliveryOf.get(job);
+    if (delivery === undefined && job.type === 'status' && tracker) {
+      const payload = job.payload as { gstId: string; status: string };
+      delivery = tracker.apply(payload.gstId, payload.status);
+      deliveryOf.set(job, delivery);
+    }
+    return {
+      type: job.type,
+      receivedAt: new Date(job.receivedAt),
+      requestId: job.requestId,
+      logger: logger.child({ requestId: job.requestId, type: job.type, dedupeKey: job.dedupeKey, attempt }),
+      attempt,
+      dedupeKey: job.dedupeKey,
+      orderingKey: job.orderingKey,
+      payloadVersion: job.payloadVersion,
+      delivery,
+    } as WebhookContext;
+  }
+
+  // A user callback that throws inside onError/onDeadLetter must not take the dispatcher down.
+  function notify(name: string, fn: () => unknown): void {
+    try {
+      const result = fn();
+      if (result instanceof Promise)
+        result.catch((error: unknown) => logger.error({ err: error }, `${name} rejected`));
+    } catch (error) {
+      logger.error({ err: error }, `${name} threw`);
+    }
+  }
+
+  return {
+    handles: (type) => callbacks[type] !== undefined,
+    async run(job, attempt) {
+      const callback = callbacks[job.type] as AnyCallback | undefined;
+      if (!callback) {
+        stats.inc(job.type, 'succeeded');
+        return;
+      }
+      const ctx = contextOf(job, attempt);
+      const result = callback(job.payload, ctx);
+      if (callbackTimeoutMs === undefined) {
+        await result;
+      } else {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new CallbackTimeoutError(callbackTimeoutMs)), callbackTimeoutMs);
+        });
+        try {
+          await Promise.race([result, timeout]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      stats.inc(job.type, 'succeeded');
+    },
+    failed(job, error, attempt, willRetry) {
+      stats.inc(job.type, 'failed');
+      const ctx = contextOf(job, attempt);
+      ctx.logger.warn({ err: error, willRetry }, 'webhook callback failed');
+      if (handlers.onError) {
+        const onError = handlers.onError;
+        notify('onError', () => onError(error, { ...ctx, willRetry }));
+      }
+    },
+    deadLettered(deadLetter) {
+      stats.inc(deadLetter.job.type, 'deadLettered');
+      logger.error(
+        { requestId: deadLetter.job.requestId, type: deadLetter.job.type, attempts: deadLetter.attempts },
+        'webhook dead-lettered',
+      );
+      if (handlers.onDeadLetter) {
+        const onDeadLetter = handlers.onDeadLetter;
+        notify('onDeadLetter', () => onDeadLetter(deadLetter));
+      }
+    },
+  };
+}

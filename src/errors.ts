@@ -1,0 +1,156 @@
+import type { PayloadIssue } from './schemas/index.js';
+
+/** Every error code the receiver answers with, each with its HTTP status. */
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  invalid_json: 400,
+  body_unreadable: 400,
+  unknown_webhook_type: 400,
+  invalid_payload: 400,
+  queue_full: 503,
+  shutting_down: 503,
+  store_unavailable: 503,
+} as const;
+export type WebhookErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Base class of every error the receiver answers with. `code` is a literal per subclass;
+ * {@link toErrorResponse} maps any of them to an HTTP status and a JSON body.
+ */
+export abstract class WebhookError extends Error {
+  abstract readonly code: WebhookErrorCode;
+  /** Extra response headers (Allow, Retry-After). */
+  readonly headers: Readonly<Record<string, string>> = {};
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  /** The JSON body's `error` object. */
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export class UnauthorizedError extends WebhookError {
+  readonly code = 'unauthorized';
+  constructor() {
+    super('Missing or wrong webhook token');
+  }
+}
+
+export class NotFoundError extends WebhookError {
+  readonly code = 'not_found';
+  constructor(path: string) {
+    super(`No webhook endpoint at ${JSON.stringify(path)}`);
+  }
+}
+
+export class MethodNotAllowedError extends WebhookError {
+  readonly code = 'method_not_allowed';
+  override readonly headers = { allow: 'POST' };
+  constructor(method: string) {
+    super(`Method ${method} is not allowed; webhooks are delivered with POST`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends WebhookError {
+  readonly code = 'unsupported_media_type';
+  constructor(contentType: string | undefined) {
+    super(
+      `Expected Content-Type application/json, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`,
+    );
+  }
+}
+
+export class PayloadTooLargeError extends WebhookError {
+  readonly code = 'payload_too_large';
+  constructor(readonly limit: number) {
+    super(`Body exceeds the limit of ${limit} bytes`);
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), limit: this.limit };
+  }
+}
+
+export class InvalidJsonError extends WebhookError {
+  readonly code = 'invalid_json';
+  constructor(options?: ErrorOptions) {
+    super('Body is not valid JSON', options);
+  }
+}
+
+export class BodyUnreadableError extends WebhookError {
+  readonly code = 'body_unreadable';
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`Body could not be read: ${reason}`, options);
+  }
+}
+
+export class UnknownWebhookTypeError extends WebhookError {
+  readonly code = 'unknown_webhook_type';
+  constructor() {
+    super(
+      'Cannot tell the webhook type from the payload; post it to /incoming, /status, /session, /events or /chatbot',
+    );
+  }
+}
+
+export class InvalidPayloadError extends WebhookError {
+  readonly code = 'invalid_payload';
+  constructor(
+    readonly type: string,
+    readonly issues: readonly PayloadIssue[],
+  ) {
+    super(`Invalid ${type} payload: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`);
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), type: this.type, issues: this.issues };
+  }
+}
+
+/** Base of the 503 answers: the sender should retry after `retryAfterSeconds`. */
+abstract class RetryLaterError extends WebhookError {
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, retryAfterSeconds: number, options?: ErrorOptions) {
+    super(message, options);
+    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  }
+}
+
+export class QueueFullError extends RetryLaterError {
+  readonly code = 'queue_full';
+  constructor(retryAfterSeconds: number) {
+    super('The receiver is at capacity; retry later', retryAfterSeconds);
+  }
+}
+
+export class ShuttingDownError extends RetryLaterError {
+  readonly code = 'shutting_down';
+  constructor(retryAfterSeconds: number) {
+    super('The receiver is shutting down; retry later', retryAfterSeconds);
+  }
+}
+
+export class StoreUnavailableError extends RetryLaterError {
+  readonly code = 'store_unavailable';
+  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
+    super('The dedupe store or queue is unavailable; retry later', retryAfterSeconds, options);
+  }
+}
+
+/** An HTTP answer: status, headers and a serialised JSON body. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Maps a {@link WebhookError} to its HTTP status, headers and `{ "error": {...} }` body. */
+export function toErrorResponse(error: WebhookError): HttpAnswer {
+  return { status: error.status, headers: error.headers, body: JSON.stringify({ error: error.toJSON() }) };
+}

@@ -1,0 +1,61 @@
+import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+
+/** Counters kept per webhook type. */
+export const STAT_COUNTERS = [
+  'received',
+  'acked',
+  'duplicates',
+  'invalid',
+  'rejected',
+  'succeeded',
+  'failed',
+  'deadLettered',
+  'unlistedEnumValues',
+] as const;
+export type StatCounter = (typeof STAT_COUNTERS)[number];
+
+/** Counts for one webhook type. `queued` and `running` are current gauges; the rest are totals. */
+export type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
+
+/**
+ * Counts per webhook type; `unknown` holds requests whose type could not be told (a 404, or a
+ * 400 on the auto-detecting endpoint), `total` sums all.
+ */
+export type WebhookStats = Readonly<Record<WebhookType | 'unknown' | 'total', TypeStats>>;
+
+export type StatsBucket = WebhookType | 'unknown';
+
+/** Mutable counters behind `stats()`. */
+export interface StatsRecorder {
+  inc(bucket: StatsBucket, counter: StatCounter, by?: number): void;
+  snapshot(gauges: (type: WebhookType) => { queued: number; running: number }): WebhookStats;
+}
+
+const zero = (): Record<StatCounter, number> =>
+  Object.fromEntries(STAT_COUNTERS.map((counter) => [counter, 0])) as Record<StatCounter, number>;
+
+export function createStatsRecorder(): StatsRecorder {
+  const buckets = new Map<StatsBucket, Record<StatCounter, number>>(
+    [...WEBHOOK_TYPES, 'unknown' as const].map((bucket) => [bucket, zero()]),
+  );
+  return {
+    inc(bucket, counter, by = 1) {
+      const counters = buckets.get(bucket);
+      if (counters) counters[counter] += by;
+    },
+    snapshot(gauges) {
+      const total: TypeStats = { ...zero(), queued: 0, running: 0 };
+      const out: Partial<Record<WebhookType | 'unknown' | 'total', TypeStats>> = {};
+      for (const [bucket, counters] of buckets) {
+        const live = bucket === 'unknown' ? { queued: 0, running: 0 } : gauges(bucket);
+        const stats: TypeStats = { ...counters, ...live };
+        out[bucket] = stats;
+        for (const key of [...STAT_COUNTERS, 'queued', 'running'] as const) {
+          (total as Record<string, number>)[key] = (total[key] ?? 0) + stats[key];
+        }
+      }
+      out.total = total;
+      return out as WebhookStats;
+    },
+  };
+}
