@@ -68,7 +68,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       orderingKey: job.orderingKey,
       payloadVersion: job.payloadVersion,
       delivery,
-    } as WebhookContext;
+    };
   }
 
   // A user callback that throws inside onError/onDeadLetter must not take the dispatcher down.

@@ -1,0 +1,115 @@
+import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
+import type { Dispatcher, JobRunner, RetryOptions, WebhookHandlers } from '../dispatch/index.js';
+import type { LoggerOptions } from '../logger.js';
+import type { ChatbotPayloadVersion, WebhookType } from '../schemas/index.js';
+
+/** Deduplication settings. */
+export interface DedupeOptions {
+  /** Keys remembered by the default in-memory store. @default 100_000 */
+  readonly max?: number | undefined;
+  /** How long the default store remembers a key, in milliseconds; covers the sender's retries. @default 3 days */
+  readonly ttlMs?: number | undefined;
+  /** Another store (e.g. the Redis store of `messaging-webhooks/redis`). @default an lru-cache store */
+  readonly store?: DedupeStore | undefined;
+  /** Which types are deduplicated. @default all five (chatbot by eventId; see DEFAULT_DEDUPE_KEYS) */
+  readonly types?: Partial<Record<WebhookType, boolean>> | undefined;
+  /** Replaces the identity function of a type. */
+  readonly keys?: { readonly [T in WebhookType]?: DedupeKeyFn<T> } | undefined;
+  /**
+   * When the store fails (Redis unreachable): `reject` answers 503 so the sender retries (no
+   * duplicate can slip through); `dispatch` accepts the event undeduplicated (nothing waits, but
+   * a redelivery may run twice). @default 'reject'
+   */
+  readonly onStoreError?: 'reject' | 'dispatch' | undefined;
+}
+
+/**
+ * Options of the webhook pipeline, shared by `createWebhookRouter` (Express) and
+ * `createNodeHandler` (node:http).
+ */
+export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
+  /**
+   * Shared secret(s). The platform does not sign webhooks, so put a token in the URL you
+   * configure: as a path segment (`/webhooks/<token>/chatbot`), a query parameter (`?token=`) or
+   * the `tokenHeader` header. Several tokens are accepted at once, for rotation. Compared in
+   * constant time. @default undefined (no authentication)
+   */
+  readonly token?: string | readonly string[] | undefined;
+  /** Header carrying the token. @default 'x-webhook-token' */
+  readonly tokenHeader?: string | undefined;
+  /** Query parameter carrying the token. @default 'token' */
+  readonly tokenQueryParam?: string | undefined;
+  /** Largest accepted body, in bytes. @default 1_048_576 (1 MiB) */
+  readonly bodyLimit?: number | undefined;
+  /** Callbacks running at once (in-memory dispatcher). @default 16 */
+  readonly concurrency?: number | undefined;
+  /** Accepted-but-unfinished events before new ones get 503 + Retry-After. @default 10_000 */
+  readonly maxQueueSize?: number | undefined;
+  /** Retries of a failing callback. @default { attempts: 3, backoff: { type: 'exponential', delay: 1000 } } */
+  readonly retry?: RetryOptions | undefined;
+  /** Fail an attempt whose callback has not settled after this many ms. @default undefined (no limit) */
+  readonly callbackTimeoutMs?: number | undefined;
+  /** Deduplication; `false` turns it off for every type. */
+  readonly dedupe?: DedupeOptions | false | undefined;
+  /**
+   * Replaces the in-memory dispatcher (e.g. BullMQ from `messaging-webhooks/redis`). A factory
+   * receives the job runner that calls this pipeline's callbacks.
+   */
+  readonly dispatcher?: Dispatcher | ((runner: JobRunner) => Dispatcher) | undefined;
+  /**
+   * Longest wait for an asynchronous dedupe store or dispatcher before answering 503, well
+   * inside the platform's 5-second budget. @default 2000
+   */
+  readonly enqueueTimeoutMs?: number | undefined;
+  /** Retry-After seconds on 503 answers. @default 5 */
+  readonly retryAfterSeconds?: number | undefined;
+  /** Validate chatbot events as this payload version instead of detecting it from the payload. */
+  readonly chatbotPayloadVersion?: ChatbotPayloadVersion | undefined;
+  /**
+   * Track each outbound message's forward-only delivery state and hand it to `onStatus` as
+   * `ctx.delivery`; `false` turns it off. @default { max: 100_000 }
+   */
+  readonly statusTracking?: { readonly max?: number | undefined } | false | undefined;
+}
+
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+export const DEFAULT_ENQUEUE_TIMEOUT_MS = 2000;
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+const positiveInteger = (name: string, value: number | undefined): void => {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new TypeError(`${name}: expected a positive integer, got ${String(value)}`);
+  }
+};
+
+/** Validates options at construction; throws a TypeError naming what was expected. */
+export function validatePipelineOptions(options: WebhookPipelineOptions): void {
+  positiveInteger('bodyLimit', options.bodyLimit);
+  positiveInteger('enqueueTimeoutMs', options.enqueueTimeoutMs);
+  positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
+  if (options.retryAfterSeconds !== undefined && !(options.retryAfterSeconds >= 0)) {
+    throw new TypeError(
+      `retryAfterSeconds: expected a number >= 0, got ${String(options.retryAfterSeconds)}`,
+    );
+  }
+  const tokens =
+    options.token === undefined ? [] : typeof options.token === 'string' ? [options.token] : options.token;
+  if (!Array.isArray(tokens) || tokens.some((token) => typeof token !== 'string' || token === '')) {
+    throw new TypeError('token: expected a non-empty string or an array of non-empty strings');
+  }
+  for (const name of [
+    'onIncoming',
+    'onStatus',
+    'onSession',
+    'onEvent',
+    'onChatbot',
+    'onError',
+    'onDeadLetter',
+    'onInvalid',
+  ] as const) {
+    const callback = options[name];
+    if (callback !== undefined && typeof callback !== 'function') {
+      throw new TypeError(`${name}: expected a function, got ${typeof callback}`);
+    }
+  }
+}

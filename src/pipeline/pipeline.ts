@@ -1,0 +1,354 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { createDeliveryTracker } from '../delivery/tracker.js';
+import {
+  createMemoryDedupeStore,
+  DEFAULT_DEDUPE_KEYS,
+  ORDERING_KEYS,
+  type DedupeKeyFn,
+  type DedupeStore,
+} from '../dedupe/index.js';
+import {
+  createJobRunner,
+  createMemoryDispatcher,
+  type Dispatcher,
+  type InvalidPayload,
+  type JobRunner,
+  type WebhookJob,
+} from '../dispatch/index.js';
+import {
+  InvalidJsonError,
+  InvalidPayloadError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  QueueFullError,
+  ShuttingDownError,
+  StoreUnavailableError,
+  toErrorResponse,
+  UnauthorizedError,
+  UnknownWebhookTypeError,
+  UnsupportedMediaTypeError,
+  type HttpAnswer,
+  type WebhookError,
+} from '../errors.js';
+import { createLibraryLogger } from '../logger.js';
+import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import { createTokenCheck, type TokenCheck } from './auth.js';
+import { parseJsonSafely, stripPrototypeKeys } from './json.js';
+import {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_ENQUEUE_TIMEOUT_MS,
+  DEFAULT_RETRY_AFTER_SECONDS,
+  validatePipelineOptions,
+  type WebhookPipelineOptions,
+} from './options.js';
+import { parseRoute } from './route.js';
+import { createStatsRecorder, type StatsBucket, type WebhookStats } from './stats.js';
+
+/** What an adapter knows about a request before reading its body. */
+export interface RequestHead {
+  readonly method: string;
+  /** Path and query below the mount point, e.g. `/chatbot?token=...`. */
+  readonly url: string;
+  /** Reads a request header (lower-case name). */
+  header(name: string): string | undefined;
+}
+
+/** A request that passed the pre-body checks. */
+export interface AcceptedHead {
+  readonly type: WebhookType | undefined;
+  readonly requestId: string;
+  readonly receivedAt: number;
+}
+
+/** The body as the adapter has it: raw bytes, or a value a body parser already produced. */
+export type RequestBody = { readonly raw: Buffer | string } | { readonly parsed: unknown };
+
+/**
+ * The framework-free webhook pipeline: authenticate → parse → validate → dedupe → enqueue → ack.
+ * Adapters (Express, node:http) supply the request head and body and write the answer.
+ */
+export interface WebhookPipeline {
+  /** Largest accepted body, in bytes. */
+  readonly bodyLimit: number;
+  readonly logger: Logger;
+  /** Checks a request before its body is read: method, path, token, content type, length. */
+  head(request: RequestHead): AcceptedHead | WebhookError;
+  /** Takes the body of a request that passed {@link head}; resolves with the answer to send. */
+  accept(head: AcceptedHead, body: RequestBody): Promise<HttpAnswer>;
+  /** Answers a request the adapter refused itself (e.g. a body over the limit while streaming). */
+  refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;
+  /** Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all ran. */
+  close(timeoutMs?: number): Promise<boolean>;
+  /** Counts per webhook type. */
+  stats(): WebhookStats;
+  /** Resolves when no event is queued, running or waiting for a retry. */
+  idle(): Promise<void>;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const ACK = JSON.stringify({ received: true });
+const ACK_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
+const JSON_HEADERS = {} as const;
+
+/**
+ * Creates the pipeline behind the Express router and the node:http handler.
+ *
+ * @example
+ * const pipeline = createWebhookPipeline({ onChatbot: async (event, ctx) => reply(event) });
+ */
+export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookPipeline {
+  validatePipelineOptions(options);
+  const logger = createLibraryLogger(options, 'messaging-webhooks');
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
+  const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  const tokens =
+    options.token === undefined ? [] : typeof options.token === 'string' ? [options.token] : options.token;
+  const checkToken: TokenCheck | undefined = tokens.length > 0 ? createTokenCheck(tokens) : undefined;
+  const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
+  const tokenQueryParam = options.tokenQueryParam ?? 'token';
+  const stats = createStatsRecorder();
+
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? {});
+  const store: DedupeStore | undefined =
+    dedupe === undefined
+      ? undefined
+      : (dedupe.store ?? createMemoryDedupeStore({ max: dedupe.max, ttlMs: dedupe.ttlMs }));
+  const dedupeKeyOf = new Map<WebhookType, DedupeKeyFn<WebhookType>>();
+  if (dedupe !== undefined) {
+    for (const type of WEBHOOK_TYPES) {
+      if (dedupe.types?.[type] === false) continue;
+      dedupeKeyOf.set(type, (dedupe.keys?.[type] ?? DEFAULT_DEDUPE_KEYS[type]) as DedupeKeyFn<WebhookType>);
+    }
+  }
+  const failOpen = dedupe !== undefined && dedupe.onStoreError === 'dispatch';
+
+  const runner: JobRunner = createJobRunner({
+    handlers: options,
+    logger,
+    stats,
+    tracker:
+      options.statusTracking === false
+        ? undefined
+        : createDeliveryTracker({ max: options.statusTracking?.max }),
+    callbackTimeoutMs: options.callbackTimeoutMs,
+  });
+  const dispatcher: Dispatcher =
+    typeof options.dispatcher === 'function'
+      ? options.dispatcher(runner)
+      : (options.dispatcher ??
+        createMemoryDispatcher({
+          runner,
+          concurrency: options.concurrency,
+          maxQueueSize: options.maxQueueSize,
+          retry: options.retry,
+        }));
+  let closing = false;
+
+  function refuse(bucket: StatsBucket, error: WebhookError): WebhookError {
+    stats.inc(bucket, error.status === 400 ? 'invalid' : 'rejected');
+    logger.debug({ type: bucket, code: error.code }, 'webhook refused');
+    return error;
+  }
+
+  function head(request: RequestHead): AcceptedHead | WebhookError {
+    const queryStart = request.url.indexOf('?');
+    const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+    const route = parseRoute(pathname, checkToken !== undefined);
+    const bucket: StatsBucket = route?.type ?? 'unknown';
+    stats.inc(bucket, 'received');
+    if (route === undefined) return refuse(bucket, new NotFoundError(pathname));
+    if (request.method !== 'POST') return refuse(bucket, new MethodNotAllowedError(request.method));
+    if (checkToken) {
+      const query = queryStart === -1 ? undefined : new URLSearchParams(request.url.slice(queryStart + 1));
+      const presented = request.header(tokenHeader) ?? query?.get(tokenQueryParam) ?? route.pathToken;
+      if (!checkToken(presented ?? undefined)) return refuse(bucket, new UnauthorizedError());
+    }
+    if (closing) return refuse(bucket, new ShuttingDownError(retryAfter));
+    const contentType = request.header('content-type');
+    if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+      return refuse(bucket, new UnsupportedMediaTypeError(contentType));
+    }
+    const length = Number(request.header('content-length'));
+    if (length > bodyLimit) return refuse(bucket, new PayloadTooLargeError(bodyLimit));
+    const given = request.header('x-request-id');
+    const requestId = given !== undefined && given.length > 0 && given.length <= 128 ? given : randomUUID();
+    return { type: route.type, requestId, receivedAt: Date.now() };
+  }
+
+  function notifyInvalid(invalid: InvalidPayload): void {
+    const onInvalid = options.onInvalid;
+    if (!onInvalid) return;
+    try {
+      const result = onInvalid(invalid);
+      if (result instanceof Promise)
+        result.catch((error: unknown) => logger.error({ err: error }, 'onInvalid rejected'));
+    } catch (error) {
+      logger.error({ err: error }, 'onInvalid threw');
+    }
+  }
+
+  function invalid(
+    accepted: AcceptedHead,
+    type: WebhookType | undefined,
+    payload: unknown,
+    error: WebhookError,
+  ): HttpAnswer {
+    const issues =
+      error instanceof InvalidPayloadError ? error.issues : [{ path: '', message: error.message }];
+    refuse(type ?? 'unknown', error);
+    logger.warn({ requestId: accepted.requestId, type, issues }, 'invalid webhook payload');
+    notifyInvalid({
+      type,
+      payload,
+      issues,
+      requestId: accepted.requestId,
+      receivedAt: new Date(accepted.receivedAt),
+    });
+    return toErrorResponse(error);
+  }
+
+  /** Awaits an asynchronous store or dispatcher, but never past the enqueue deadline. */
+  async function withinDeadline<T>(value: T | Promise<T>): Promise<T> {
+    if (!(value instanceof Promise)) return value;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${enqueueTimeoutMs} ms`)),
+        enqueueTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([value, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function claim(key: string): Promise<boolean | 'failed'> {
+    try {
+      return await withinDeadline(store!.claim(key));
+    } catch (error) {
+      logger.error({ err: error }, 'dedupe store failed');
+      return 'failed';
+    }
+  }
+
+  async function release(key: string): Promise<void> {
+    try {
+      await withinDeadline(store!.release(key));
+    } catch (error) {
+      logger.error({ err: error, key }, 'dedupe claim could not be released');
+    }
+  }
+
+  async function accept(accepted: AcceptedHead, body: RequestBody): Promise<HttpAnswer> {
+    let payload: unknown;
+    if ('raw' in body) {
+      try {
+        const parsed = parseJsonSafely(typeof body.raw === 'string' ? body.raw : body.raw.toString('utf8'));
+        payload = parsed.value;
+        if (parsed.sanitized)
+          logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
+      } catch (error) {
+        return invalid(accepted, accepted.type, undefined, new InvalidJsonError({ cause: error }));
+      }
+    } else {
+      payload = body.parsed;
+      if (stripPrototypeKeys(payload))
+        logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
+    }
+
+    const type = accepted.type ?? detectWebhookType(payload);
+    if (accepted.type === undefined && type !== undefined) {
+      // The auto-detecting endpoint counted the request as unknown until now.
+      stats.inc('unknown', 'received', -1);
+      stats.inc(type, 'received');
+    }
+    if (type === undefined) return invalid(accepted, undefined, payload, new UnknownWebhookTypeError());
+    const parsed = parseWebhook(type, payload, { chatbotPayloadVersion: options.chatbotPayloadVersion });
+    if (!parsed.success)
+      return invalid(accepted, type, payload, new InvalidPayloadError(type, parsed.issues));
+    if (parsed.unlisted.length > 0) {
+      stats.inc(type, 'unlistedEnumValues', parsed.unlisted.length);
+      logger.warn(
+        { requestId: accepted.requestId, type, unlisted: parsed.unlisted },
+        'undocumented enum value accepted',
+      );
+    }
+    if (!runner.handles(type)) {
+      stats.inc(type, 'acked');
+      return { status: 200, headers: JSON_HEADERS, body: ACK };
+    }
+
+    const identity = dedupeKeyOf.get(type)?.(parsed.data);
+    const dedupeKey = identity === undefined ? undefined : `${type}:${identity}`;
+    let claimed = false;
+    if (dedupeKey !== undefined) {
+      const outcome = await claim(dedupeKey);
+      if (outcome === false) {
+        stats.inc(type, 'duplicates');
+        stats.inc(type, 'acked');
+        logger.debug({ requestId: accepted.requestId, type, dedupeKey }, 'duplicate webhook acknowledged');
+        return { status: 200, headers: JSON_HEADERS, body: ACK_DUPLICATE };
+      }
+      if (outcome === 'failed' && !failOpen) {
+        stats.inc(type, 'rejected');
+        return toErrorResponse(new StoreUnavailableError(retryAfter));
+      }
+      claimed = outcome === true;
+    }
+
+    const job: WebhookJob = {
+      type,
+      payload: parsed.data,
+      requestId: accepted.requestId,
+      receivedAt: accepted.receivedAt,
+      orderingKey: (ORDERING_KEYS[type] as (p: unknown) => string)(parsed.data),
+      dedupeKey,
+      payloadVersion: parsed.payloadVersion,
+    };
+    let outcome: Awaited<ReturnType<Dispatcher['enqueue']>> | 'failed';
+    try {
+      outcome = await withinDeadline(dispatcher.enqueue(job));
+    } catch (error) {
+      logger.error({ err: error, requestId: accepted.requestId }, 'enqueue failed');
+      outcome = 'failed';
+    }
+    if (outcome !== 'accepted') {
+      // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
+      if (claimed && dedupeKey !== undefined) await release(dedupeKey);
+      stats.inc(type, 'rejected');
+      const error =
+        outcome === 'full'
+          ? new QueueFullError(retryAfter)
+          : outcome === 'closed'
+            ? new ShuttingDownError(retryAfter)
+            : new StoreUnavailableError(retryAfter);
+      return toErrorResponse(error);
+    }
+    stats.inc(type, 'acked');
+    return { status: 200, headers: JSON_HEADERS, body: ACK };
+  }
+
+  return {
+    bodyLimit,
+    logger,
+    head,
+    accept,
+    refuse(accepted, error) {
+      refuse(accepted?.type ?? 'unknown', error);
+      return toErrorResponse(error);
+    },
+    async close(timeoutMs) {
+      closing = true;
+      const drained = await dispatcher.close(timeoutMs);
+      await store?.close?.();
+      return drained;
+    },
+    stats: () => stats.snapshot((type) => dispatcher.counts(type)),
+    idle: () => dispatcher.idle(),
+  };
+}

@@ -1,0 +1,37 @@
+import { WEBHOOK_PATHS, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+
+const TYPE_BY_PATH = new Map<string, WebhookType>(WEBHOOK_TYPES.map((type) => [WEBHOOK_PATHS[type], type]));
+
+/** Where a request is going: a webhook type, or undefined for the auto-detecting endpoint. */
+export interface ParsedRoute {
+  readonly type: WebhookType | undefined;
+  /** A token given as the first path segment (`/<token>/chatbot`). */
+  readonly pathToken: string | undefined;
+}
+
+/**
+ * Reads the path below the router's mount point: `/`, `/<type>`, `/<token>`, `/<token>/<type>`.
+ * A leading segment that is not a type is read as a path token only when `tokensInPath` is set;
+ * anything else is not a webhook endpoint (undefined).
+ */
+export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute | undefined {
+  const segments = pathname.split('/').filter((segment) => segment !== '');
+  if (segments.length > 2) return undefined;
+  const [first, second] = segments;
+  if (first === undefined) return { type: undefined, pathToken: undefined };
+  if (second === undefined) {
+    const type = TYPE_BY_PATH.get(first);
+    if (type) return { type, pathToken: undefined };
+    return tokensInPath ? { type: undefined, pathToken: decodeSegment(first) } : undefined;
+  }
+  const type = TYPE_BY_PATH.get(second);
+  return type && tokensInPath ? { type, pathToken: decodeSegment(first) } : undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

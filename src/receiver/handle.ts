@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyUnreadableError, toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
+import type { RequestBody, WebhookPipeline } from '../pipeline/index.js';
+import { readBody } from './body.js';
+
+/** Writes an answer with the raw node API (Express's response is a node response too). */
+export function send(res: ServerResponse, answer: HttpAnswer): void {
+  if (res.headersSent) return;
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(answer.body),
+  });
+  res.end(answer.body);
+}
+
+const header = (req: IncomingMessage) => (name: string) => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * Runs one request through the pipeline: head checks before reading the body (so a wrong token
+ * costs no body read), then the body, then the answer. `preParsed` is a body an upstream parser
+ * already consumed (`express.json()` mounted before the router): reading the stream again would
+ * hang forever, so the parsed value is used instead.
+ */
+export async function handleRequest(
+  pipeline: WebhookPipeline,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  preParsed: { readonly body: unknown } | undefined,
+): Promise<void> {
+  const head = pipeline.head({ method: req.method ?? 'GET', url, header: header(req) });
+  if (head instanceof WebhookError) {
+    // Nothing will read the body: discard it rather than leave the socket stalled.
+    req.resume();
+    send(res, toErrorResponse(head));
+    return;
+  }
+  let body: RequestBody;
+  if (preParsed !== undefined) {
+    const value = preParsed.body;
+    body = Buffer.isBuffer(value) || typeof value === 'string' ? { raw: value } : { parsed: value };
+  } else if (req.readableEnded) {
+    send(
+      res,
+      pipeline.refuse(
+        head,
+        new BodyUnreadableError('the body stream was already consumed by another middleware'),
+      ),
+    );
+    return;
+  } else {
+    try {
+      body = { raw: await readBody(req, pipeline.bodyLimit) };
+    } catch (error) {
+      send(
+        res,
+        pipeline.refuse(head, error instanceof WebhookError ? error : new BodyUnreadableError(String(error))),
+      );
+      return;
+    }
+  }
+  send(res, await pipeline.accept(head, body));
+}

@@ -1,0 +1,3 @@
+export * from './express.js';
+export * from './node.js';
+export { readBody } from './body.js';

@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NotFoundError, toErrorResponse } from '../errors.js';
+import { createWebhookPipeline, type WebhookPipelineOptions } from '../pipeline/index.js';
+import { controlsOf, type WebhookReceiverControls } from './express.js';
+import { handleRequest, send } from './handle.js';
+
+export interface NodeHandlerOptions extends WebhookPipelineOptions {
+  /** Path prefix the endpoints live under, e.g. `/webhooks`. @default '' */
+  readonly basePath?: string | undefined;
+}
+
+/** A node:http request listener serving the webhook endpoints, with its controls. */
+export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) => void) &
+  WebhookReceiverControls;
+
+/**
+ * Creates a plain node:http request listener over the same pipeline as the Express router, for
+ * apps without Express and for the highest throughput.
+ *
+ * @example
+ * const handler = createNodeHandler({ basePath: '/webhooks', onIncoming: (message) => save(message) });
+ * http.createServer(handler).listen(3000);
+ */
+export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandler {
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const pipeline = createWebhookPipeline(options);
+  function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    if (
+      basePath !== '' &&
+      !(url.startsWith(basePath) && /^(?:[/?]|$)/.test(url.slice(basePath.length, basePath.length + 1)))
+    ) {
+      req.resume();
+      send(res, toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
+      return;
+    }
+    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined).catch(
+      (error: unknown) => {
+        pipeline.logger.error({ err: error }, 'webhook request failed');
+        send(res, {
+          status: 500,
+          headers: {},
+          body: JSON.stringify({ error: { code: 'internal', message: 'Internal error' } }),
+        });
+      },
+    );
+  }
+  return Object.assign(webhookHandler, controlsOf(pipeline));
+}
