@@ -8,3 +8,4 @@
  * @packageDocumentation
  */
 export * from './fixtures.js';
+export * from './builders.js';
