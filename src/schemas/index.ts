@@ -14,3 +14,4 @@ export * from './partner.js';
 export * from './chatbot.js';
 export * from './detect.js';
 export * from './parse.js';
+export * from './webhook-config.js';

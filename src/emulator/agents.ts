@@ -1,0 +1,96 @@
+import { AgentUnavailableError, ConflictError, NotFoundError } from './errors.js';
+import {
+  activeChatCount,
+  type EmulatorChatParticipant,
+  type EmulatorState,
+  type EmulatorUser,
+} from './state.js';
+
+/** Why a user cannot take a chat now, or undefined when they can. */
+export function agentUnavailableReason(
+  state: EmulatorState,
+  user: EmulatorUser,
+  participant: EmulatorChatParticipant,
+): string | undefined {
+  if (user.clientId !== participant.clientId) return 'belongs to another client';
+  if (user.disabled || user.deleted) return 'is disabled';
+  if (user.liveChatRole === null) return 'has no live-chat role';
+  if (!user.availabilityStatus) return 'is offline (availabilityStatus false)';
+  const already = participant.assignedTo === user.id ? 1 : 0;
+  if (activeChatCount(state, user.id) - already >= user.agentChatLimit) {
+    return `is at its agentChatLimit (${user.agentChatLimit})`;
+  }
+  return undefined;
+}
+
+/** The outcome of an assignment. */
+export interface AssignmentOutcome {
+  readonly assigned: boolean;
+  /** The agent now assigned, or null when none could be. */
+  readonly agentId: string | null;
+  /** True when the assignment moved the chat to a different team (v2 routedToAnotherTeam). */
+  readonly routedToAnotherTeam: boolean;
+}
+
+/**
+ * Assigns a chat to an agent. With `userId`, that agent, or an {@link AgentUnavailableError}
+ * when they are offline, disabled or at agentChatLimit. Without, the available agent of the
+ * chat's team (any team when the chat has none) with the fewest open chats; when nobody is
+ * available the chat stays with the bot and is marked missed (conversationMissed: "could not be
+ * assigned because agents were offline"). Assigning takes the chat from the bot
+ * (chatBotConversation false); a previous agent becomes lastAssignedAgent.
+ */
+export function assignAgent(
+  state: EmulatorState,
+  participant: EmulatorChatParticipant,
+  request: { readonly userId?: string | undefined; readonly teamId?: string | undefined },
+): AssignmentOutcome {
+  if (participant.conversationClosed) {
+    throw new ConflictError(`Chat ${participant.id} is closed; reopen it before assigning`);
+  }
+  let routedToAnotherTeam = false;
+  if (request.teamId !== undefined) {
+    const team = state.teams.get(request.teamId);
+    if (team?.clientId !== participant.clientId) {
+      throw new NotFoundError(`No team ${request.teamId} for this client`, { field: 'teamId' });
+    }
+    routedToAnotherTeam = participant.team !== team.id;
+    participant.team = team.id;
+  }
+  let agent: EmulatorUser | undefined;
+  if (request.userId !== undefined) {
+    agent = state.users.get(request.userId);
+    if (agent === undefined) throw new NotFoundError(`No user ${request.userId}`, { field: 'userId' });
+    const reason = agentUnavailableReason(state, agent, participant);
+    if (reason !== undefined) throw new AgentUnavailableError(`Agent ${agent.email} ${reason}`);
+  } else {
+    agent = [...state.users.values()]
+      .filter((user) => participant.team === null || user.teamIds.includes(participant.team))
+      .filter((user) => agentUnavailableReason(state, user, participant) === undefined)
+      .sort(
+        (a, b) => activeChatCount(state, a.id) - activeChatCount(state, b.id) || a.id.localeCompare(b.id),
+      )[0];
+  }
+  if (agent === undefined) {
+    participant.missedConversation = true;
+    return { assigned: false, agentId: null, routedToAnotherTeam };
+  }
+  if (participant.assignedTo !== null && participant.assignedTo !== agent.id) {
+    participant.lastAssignedAgent = participant.assignedTo;
+  }
+  participant.assignedTo = agent.id;
+  participant.chatBotConversation = false;
+  participant.missedConversation = false;
+  participant.conversationStatus = 'ACTIVE';
+  return { assigned: true, agentId: agent.id, routedToAnotherTeam };
+}
+
+/**
+ * Hands a chat back to the bot: the agent becomes lastAssignedAgent, assignedTo is cleared and
+ * chatBotConversation is true again.
+ */
+export function unassignAgent(participant: EmulatorChatParticipant): void {
+  if (participant.assignedTo !== null) participant.lastAssignedAgent = participant.assignedTo;
+  participant.assignedTo = null;
+  participant.chatBotConversation = true;
+}

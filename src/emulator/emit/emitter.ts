@@ -1,0 +1,77 @@
+import {
+  parseWebhook,
+  resolveWebhookConfig,
+  webhookUrlFor,
+  type ChatbotPayloadVersion,
+  type WebhookType,
+} from '../../schemas/index.js';
+import type { EmulatorClock } from '../clock.js';
+import { EmulatorError } from '../errors.js';
+import {
+  webhookConfigsOfClient,
+  type EmulatorNumber,
+  type EmulatorState,
+  type StoredWebhookConfig,
+} from '../state.js';
+import type { Deliverer, DeliveryLogEntry } from './delivery.js';
+import type { FaultPlanner, ResolvedFault } from './faults.js';
+import type { Payload } from './payloads.js';
+
+/** Emits events: scope resolution, URL selection, validation, then delivery. */
+export interface Emitter {
+  /** Scope rules 1–3: the configuration for an event on `number`. */
+  configFor(number: EmulatorNumber): StoredWebhookConfig | undefined;
+  /**
+   * Emits one payload of `type` for an event on `number`. Returns the delivery, or undefined
+   * when the resolved configuration has no URL for the type (empty or missing: no emission).
+   */
+  emit(
+    type: WebhookType,
+    number: EmulatorNumber,
+    payload: Payload,
+    options?: {
+      readonly faults?: readonly ResolvedFault[];
+      readonly chatbotPayloadVersion?: ChatbotPayloadVersion;
+    },
+  ): DeliveryLogEntry | undefined;
+}
+
+/** Creates the emitter over the state, clock, fault planner and deliverer. */
+export function createEmitter(
+  state: EmulatorState,
+  clock: EmulatorClock,
+  faults: FaultPlanner,
+  deliverer: Deliverer,
+): Emitter {
+  function configFor(number: EmulatorNumber): StoredWebhookConfig | undefined {
+    return resolveWebhookConfig(webhookConfigsOfClient(state, number.clientId), number.messagingNumber.id);
+  }
+  return {
+    configFor,
+    emit(type, number, payload, options = {}) {
+      const url = webhookUrlFor(configFor(number), type);
+      if (url === undefined) return undefined;
+      // one source of truth: whatever the emulator sends must pass the receiver's schemas
+      const parsed = parseWebhook(
+        type,
+        payload,
+        options.chatbotPayloadVersion === undefined
+          ? {}
+          : { chatbotPayloadVersion: options.chatbotPayloadVersion },
+      );
+      if (!parsed.success) {
+        throw new EmulatorError('INTERNAL', 500, `Emulator built an invalid ${type} payload`, {
+          details: { issues: parsed.issues },
+        });
+      }
+      return deliverer.enqueue({
+        type,
+        url,
+        payload,
+        messagingNumber: number.messagingNumber.number,
+        emittedAt: clock.now(),
+        faults: faults.plan(type, options.faults ?? []),
+      });
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  ChatbotDirection,
+  ChatbotPayloadVersion,
+  DeliveryStatus,
+  MessageContentType,
+} from '../../schemas/index.js';
+import type { EmulatorChatParticipant, EmulatorState, OutboundMessage } from '../state.js';
+import { userDisplayName } from '../state.js';
+
+/** A JSON payload about to be emitted. */
+export type Payload = Record<string, unknown>;
+
+/**
+ * Drops null and undefined fields: "null fields are omitted from event payloads unless stated
+ * otherwise" (section Events).
+ */
+export function compact(fields: Readonly<Record<string, unknown>>): Payload {
+  const out: Payload = {};
+  for (const [key, value] of Object.entries(fields))
+    if (value !== null && value !== undefined) out[key] = value;
+  return out;
+}
+
+/** The content-specific fields of a customer message. */
+export interface IncomingContent {
+  readonly messageContentType: MessageContentType;
+  readonly text?: string | null | undefined;
+  readonly buttonText?: string | undefined;
+  readonly buttonPayload?: string | undefined;
+  readonly latitude?: string | undefined;
+  readonly longitude?: string | undefined;
+  readonly label?: string | undefined;
+  readonly address?: string | undefined;
+  readonly mediaUrl?: string | undefined;
+  readonly caption?: string | undefined;
+  readonly fileExtension?: string | undefined;
+  /** REACTION: the reacted-to message; otherwise the message's own tracking id. */
+  readonly gstId: string;
+}
+
+/** Everything the incoming message payload is built from. */
+export interface IncomingPayloadInput {
+  readonly participant: EmulatorChatParticipant;
+  readonly content: IncomingContent;
+  readonly profileName: string | null;
+  readonly messageType: string;
+  readonly ctId: string | null;
+  readonly bodyParameters: Readonly<Record<string, string>> | null;
+  readonly sentTime: string;
+}
+
+/** The incoming message payload (incomingMessageURL). */
+export function buildIncomingPayload(input: IncomingPayloadInput): Payload {
+  const { participant, content } = input;
+  const template = participant.lastOutboundTemplate;
+  return {
+    ...compact({
+      profileName: input.profileName,
+      sender: participant.sender,
+      // the BSUID is always present on incoming events
+      senderUserId: participant.userId,
+      username: participant.username,
+      receiver: participant.messagingClientNumber,
+      text: content.text,
+      buttonText: content.buttonText,
+      buttonPayload: content.buttonPayload,
+      latitude: content.latitude,
+      longitude: content.longitude,
+      label: content.label,
+      address: content.address,
+      mediaUrl: content.mediaUrl,
+      caption: content.caption,
+      fileExtension: content.fileExtension,
+      messageType: input.messageType,
+      messageContentType: content.messageContentType,
+      gstId: content.gstId,
+      ctId: input.ctId,
+      conversationId: participant.conversationId,
+      participantId: participant.engineParticipantId,
+      sentTime: input.sentTime,
+      status: 'RECEIVED',
+      // a template response: same rule as the chatbot payload's templateId/templateName
+      templateId: template?.id,
+      templateName: template?.name,
+      bodyParameters: input.bodyParameters,
+      requestId: randomUUID(),
+    }),
+    // documented as "empty string when no error": an exception to null omission
+    errorCode: '',
+    errorCodeString: '',
+  };
+}
+
+/** The status update payload (statusUpdateURL) for an outbound message's current status. */
+export function buildStatusPayload(
+  state: EmulatorState,
+  message: OutboundMessage,
+  participant: EmulatorChatParticipant,
+): Payload {
+  const number = state.numbers.get(message.numberId);
+  const failed: boolean = message.status === ('FAILED' satisfies DeliveryStatus);
+  return compact({
+    sender: number?.messagingNumber.number,
+    receiver: participant.sender,
+    recipientUserId: participant.userId,
+    gstId: message.gstId,
+    ctId: message.ctId,
+    conversationCtId: message.conversationCtId,
+    status: message.status,
+    sendTime: message.sendTime,
+    deliveryTime: message.deliveryTime,
+    readTime: message.readTime,
+    playedTime: message.playedTime,
+    errorCode: failed ? message.errorCode : null,
+    errorCodeString: failed ? message.errorCodeString : null,
+    conversationId: participant.conversationId,
+    participantId: participant.engineParticipantId,
+  });
+}
+
+/** A chatbot event's own fields (the participant supplies the rest). */
+export interface ChatbotEventInput {
+  readonly direction: ChatbotDirection;
+  readonly version: ChatbotPayloadVersion;
+  readonly participant: EmulatorChatParticipant;
+  readonly timestamp: number;
+  readonly messageId: string;
+  readonly messageType: string;
+  readonly messageText?: string | null | undefined;
+  readonly mediaUrl?: string | null | undefined;
+  readonly ctId?: string | null | undefined;
+  /** v2, INCOMING replies only. */
+  readonly quotedMessageId?: string | null | undefined;
+  readonly quotedText?: string | null | undefined;
+  /** v2, assignment events only. */
+  readonly routedToAnotherTeam?: boolean | undefined;
+}
+
+/**
+ * The chatbot conversation payload (chatbotWebhookURL), v1 or v2. No nested objects and no
+ * credentials; eventId is a fresh UUID per event.
+ */
+export function buildChatbotPayload(state: EmulatorState, input: ChatbotEventInput): Payload {
+  const { participant, direction } = input;
+  const assigned = participant.assignedTo === null ? undefined : state.users.get(participant.assignedTo);
+  const last =
+    participant.lastAssignedAgent === null ? undefined : state.users.get(participant.lastAssignedAgent);
+  const incoming = direction === 'INCOMING';
+  const template = incoming ? participant.lastOutboundTemplate : null;
+  const v1 = compact({
+    eventId: randomUUID(),
+    direction,
+    timestamp: input.timestamp,
+    chatParticipantId: participant.id,
+    conversationStatus: participant.conversationStatus,
+    conversationClosed: participant.conversationClosed,
+    conversationMissed: participant.missedConversation,
+    chatBotConversation: participant.chatBotConversation,
+    assignedAgentId: assigned?.id,
+    assignedAgentName: assigned === undefined ? undefined : userDisplayName(assigned),
+    lastAssignedAgentId: last?.id,
+    lastAssignedAgentName: last === undefined ? undefined : userDisplayName(last),
+    clientRef: participant.clientRef,
+    senderMsisdn: incoming ? participant.sender : participant.messagingClientNumber,
+    receiverMsisdn: incoming ? participant.messagingClientNumber : participant.sender,
+    messageId: input.messageId,
+    ctId: input.ctId,
+    messageType: input.messageType,
+    messageText: input.messageText === '' ? null : input.messageText,
+    mediaUrl: input.mediaUrl,
+    // only when the last outbound message to the participant was a template
+    templateId: template?.id,
+    templateName: template?.name,
+  });
+  if (input.version === 'v1') return v1;
+  const team = participant.team === null ? undefined : state.teams.get(participant.team);
+  return {
+    ...v1,
+    ...compact({
+      teamId: team?.id,
+      teamName: team?.name,
+      routedToAnotherTeam: input.routedToAnotherTeam,
+      quotedMessageId: incoming ? input.quotedMessageId : null,
+      quotedText: incoming ? input.quotedText : null,
+      // the customer BSUID: always present in v2
+      senderUserId: incoming ? participant.userId : null,
+      recipientUserId: incoming ? null : participant.userId,
+      username: participant.username,
+    }),
+  };
+}
+
+/** The session status payload (sessionStatusURL). */
+export function buildSessionPayload(
+  msisdn: string,
+  status: string,
+  statusType: string,
+  timestamp: number,
+): Payload {
+  return { messagingNumber: msisdn, status, statusType, timestamp };
+}

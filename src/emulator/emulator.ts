@@ -1,0 +1,365 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import type { WebhookConfig, WebhookType } from '../schemas/index.js';
+import { createClock, type EmulatorClock } from './clock.js';
+import type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
+import {
+  createDeliverer,
+  type DeliveryLogEntry,
+  type DeliveryState,
+  type RetryOptions,
+} from './emit/delivery.js';
+import { createEmitter } from './emit/emitter.js';
+import {
+  createFaultPlanner,
+  faultProbabilitiesSchema,
+  queuedFaultSchema,
+  type Fault,
+  type FaultProbabilities,
+} from './emit/faults.js';
+import { createRequestListener } from './http/server.js';
+import { createRouter, type Router } from './http/router.js';
+import { parseBody } from './http/validate.js';
+import { createSeededRandom } from './random.js';
+import { controlRoutes } from './routes/control.js';
+import { API_ROUTE_GROUPS } from './routes/index.js';
+import { toWebhookConfigRow } from './routes/webhook-config.js';
+import {
+  applySeed,
+  createDefaultSeed,
+  createEmptyState,
+  findNumber,
+  type EmulatorChatParticipant,
+  type EmulatorSeed,
+  type EmulatorState,
+  type OutboundMessage,
+} from './state.js';
+import { createTriggers, type Triggers } from './triggers.js';
+
+/** Options of {@link createEmulator}. */
+export interface EmulatorOptions {
+  /**
+   * Initial state. `'default'`: the zero-config seed (see {@link createDefaultSeed}; its API
+   * keys are in `emulator.describe()`); `'empty'`: nothing; or a seed of your own.
+   * @default 'default'
+   */
+  readonly seed?: EmulatorSeed | 'default' | 'empty';
+  /**
+   * `{messaging_prefix}`: prepended to every `/Messaging/...` path. The documentation does not
+   * give its value. Example: `'/api'` serves `/api/Messaging/MessagingClientWebHook`.
+   * @default ''
+   */
+  readonly messagingPrefix?: string;
+  /**
+   * `{chat_prefix}`: prepended to every `/ChatParticipant...` path (live chat).
+   * @default '/chat'
+   */
+  readonly chatPrefix?: string;
+  /**
+   * The emulator clock, or the start time of a new manual clock (Unix ms). Payload timestamps,
+   * sentTime/deliveryTime/... and flag periods read it; move it with `advanceClock`.
+   * @default a manual clock starting at the wall-clock time
+   */
+  readonly clock?: EmulatorClock | number;
+  /**
+   * Retry schedule of failed deliveries (not documented by the platform).
+   * `{ attempts: 1 }` turns retries off.
+   * @default { attempts: 3, backoffMs: (n) => 1000 * 2 ** (n - 1) }
+   */
+  readonly retry?: RetryOptions;
+  /**
+   * Per-attempt delivery timeout, real milliseconds ("respond with 200 OK within 5 seconds").
+   * @default 5000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Extra headers sent with every delivery, e.g. a token your receiver checks. The platform's
+   * signing of webhook requests is not shown in the documentation, so none is added by default.
+   * @default {}
+   */
+  readonly deliveryHeaders?: Readonly<Record<string, string>>;
+  /** Random faults applied to every delivery from the start. @default none */
+  readonly faults?: FaultProbabilities;
+  /** Route groups added after the built-in ones (for extensions). @default [] */
+  readonly routeGroups?: readonly RouteGroup[];
+  /** Logger. @default pino({ level: 'silent' }) */
+  readonly logger?: Logger;
+}
+
+/** Filter of {@link Emulator.deliveries}. */
+export interface DeliveryFilter {
+  readonly type?: WebhookType | undefined;
+  readonly state?: DeliveryState | undefined;
+}
+
+/** A summary of the seeded state: what a test needs to call the API (API keys, number ids). */
+export interface EmulatorDescription {
+  readonly url: string | undefined;
+  readonly prefixes: EmulatorPrefixes;
+  readonly clock: number;
+  readonly clients: readonly { readonly id: string; readonly clientRef: string }[];
+  readonly users: readonly {
+    readonly id: string;
+    readonly clientRef: string;
+    readonly email: string;
+    readonly apiKey: string;
+    readonly role: string;
+    readonly liveChatRole: string | null;
+    readonly availabilityStatus: boolean;
+    readonly agentChatLimit: number;
+  }[];
+  readonly teams: readonly { readonly id: string; readonly clientRef: string; readonly name: string }[];
+  readonly numbers: readonly {
+    readonly id: string;
+    readonly clientRef: string;
+    readonly messagingNumberId: string;
+    readonly msisdn: string;
+    readonly kind: string;
+    readonly session: { readonly statusType: string | null; readonly flaggedUntil: number | null } | null;
+  }[];
+}
+
+/** An emulator of the platform: its HTTP API, its state and the events it emits. */
+export interface Emulator extends Triggers {
+  /** The base URL once listening, else undefined. */
+  readonly url: string | undefined;
+  readonly state: EmulatorState;
+  readonly clock: EmulatorClock;
+  readonly prefixes: EmulatorPrefixes;
+  /** The node:http request listener, to mount the emulator in a server of your own. */
+  readonly listener: RequestListener;
+  /** The route table (add routes before listening). */
+  readonly router: Router;
+  /** Starts the HTTP server on 127.0.0.1 (by default); resolves with the base URL. @default port 0 */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Waits for in-flight deliveries, then stops the server. */
+  close(): Promise<void>;
+  /** Clears state, delivery log and faults, then loads `seed` (default: the constructor's seed). */
+  reset(seed?: EmulatorSeed | 'default' | 'empty'): void;
+  /** Seeded state summary, API keys included. */
+  describe(): EmulatorDescription;
+  /** Moves the emulator clock forward; returns the new time (Unix ms). */
+  advanceClock(ms: number): number;
+  /** Sets the emulator clock (Unix ms). */
+  setClock(time: number): number;
+  /** The delivery log, oldest first. */
+  deliveries(filter?: DeliveryFilter): readonly DeliveryLogEntry[];
+  clearDeliveries(): void;
+  /** Applies `fault` to the next `count` deliveries (of `type`, when given). */
+  injectFault(fault: Fault, options?: { readonly type?: WebhookType; readonly count?: number }): void;
+  /** Random faults for every delivery (null turns them off). */
+  setFaultProbabilities(probabilities: FaultProbabilities | null): void;
+  /** Drops queued faults and probabilities. */
+  clearFaults(): void;
+  /** Resolves when no delivery is queued, held or in flight. */
+  idle(): Promise<void>;
+  /** Scope rules 1–3: the configuration that applies to events on a number (msisdn or id). */
+  webhookConfigFor(number: string): WebhookConfig | undefined;
+  chatParticipant(id: string): Readonly<EmulatorChatParticipant> | undefined;
+  chatParticipants(): readonly Readonly<EmulatorChatParticipant>[];
+  message(gstId: string): Readonly<OutboundMessage> | undefined;
+}
+
+const DEFAULT_RETRY: Required<RetryOptions> = {
+  attempts: 3,
+  backoffMs: (failedAttempt) => 1000 * 2 ** (failedAttempt - 1),
+};
+
+function validateOptions(options: EmulatorOptions): void {
+  const { retry, timeoutMs } = options;
+  if (retry?.attempts !== undefined && (!Number.isInteger(retry.attempts) || retry.attempts < 1)) {
+    throw new TypeError(`retry.attempts must be an integer >= 1, got ${String(retry.attempts)}`);
+  }
+  if (
+    retry?.backoffMs !== undefined &&
+    typeof retry.backoffMs !== 'function' &&
+    (typeof retry.backoffMs !== 'number' || retry.backoffMs < 0)
+  ) {
+    throw new TypeError(
+      `retry.backoffMs must be a number >= 0 or a function, got ${String(retry.backoffMs)}`,
+    );
+  }
+  if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
+    throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
+  }
+  for (const name of ['messagingPrefix', 'chatPrefix'] as const) {
+    const prefix = options[name];
+    if (prefix !== undefined && (typeof prefix !== 'string' || (prefix !== '' && !prefix.startsWith('/')))) {
+      throw new TypeError(`${name} must be '' or start with '/', got ${JSON.stringify(prefix)}`);
+    }
+  }
+}
+
+function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): EmulatorSeed {
+  if (seed === undefined || seed === 'default') return createDefaultSeed();
+  if (seed === 'empty') return {};
+  return seed;
+}
+
+/**
+ * Creates an emulator of the platform: the webhook configuration and number lookup API with
+ * its scope rules, and triggers that emit events to the configured URLs over real HTTP.
+ *
+ * @example
+ * const emulator = createEmulator({ retry: { attempts: 1 } });
+ * const url = await emulator.listen(); // http://127.0.0.1:<port>
+ * // configure a webhook through the API, as a platform user would:
+ * await fetch(`${url}/Messaging/MessagingClientWebHook`, {
+ *   method: 'POST',
+ *   headers: { authorization: 'emu-supervisor-key', 'content-type': 'application/json' },
+ *   body: JSON.stringify({ incomingMessageURL: 'http://127.0.0.1:3000/webhooks/incoming' }),
+ * });
+ * emulator.customerMessage({ number: '+27820000001', from: '+27831234567', text: 'Hi' });
+ * await emulator.idle();
+ * await emulator.close();
+ */
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  validateOptions(options);
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const clock =
+    typeof options.clock === 'object' ? options.clock : createClock({ start: options.clock ?? 'real' });
+  const prefixes: EmulatorPrefixes = {
+    messaging: options.messagingPrefix ?? '',
+    chat: options.chatPrefix ?? '/chat',
+  };
+  const state = createEmptyState();
+  const now = (): Date => new Date(clock.now());
+  applySeed(state, resolveSeed(options.seed), now());
+
+  const faults = createFaultPlanner(createSeededRandom);
+  if (options.faults !== undefined) faults.setProbabilities(faultProbabilitiesSchema.parse(options.faults));
+  const deliverer = createDeliverer({
+    logger: logger.child({ component: 'emulator-delivery' }),
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    timeoutMs: options.timeoutMs ?? 5000,
+    headers: options.deliveryHeaders ?? {},
+  });
+  const emitter = createEmitter(state, clock, faults, deliverer);
+  const triggers = createTriggers(state, clock, emitter);
+
+  const context: EmulatorContext = { state, clock, logger, prefixes, now };
+  const router = createRouter();
+  const listener = createRequestListener({ router, state, logger, now });
+  let server: Server | undefined;
+  let url: string | undefined;
+
+  const emulator: Emulator = {
+    ...triggers,
+    get url() {
+      return url;
+    },
+    state,
+    clock,
+    prefixes,
+    listener,
+    router,
+    async listen(port = 0, host = '127.0.0.1') {
+      if (server !== undefined) throw new Error('The emulator is already listening');
+      const created = createServer(listener);
+      server = created;
+      await new Promise<void>((resolve, reject) => {
+        created.once('error', reject);
+        created.listen(port, host, () => {
+          created.off('error', reject);
+          resolve();
+        });
+      });
+      const address = created.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      url = `http://${shownHost}:${address.port}`;
+      return url;
+    },
+    async close() {
+      await deliverer.idle();
+      const running = server;
+      server = undefined;
+      url = undefined;
+      if (running === undefined) return;
+      await new Promise<void>((resolve, reject) => {
+        running.close((error) => (error === undefined ? resolve() : reject(error)));
+        running.closeIdleConnections();
+      });
+    },
+    reset(seed) {
+      for (const map of Object.values(state) as Map<string, unknown>[]) map.clear();
+      deliverer.clearLog();
+      faults.clear();
+      if (options.faults !== undefined)
+        faults.setProbabilities(faultProbabilitiesSchema.parse(options.faults));
+      applySeed(state, resolveSeed(seed ?? options.seed), now());
+    },
+    describe() {
+      const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';
+      return {
+        url,
+        prefixes,
+        clock: clock.now(),
+        clients: [...state.clients.values()].map(({ id, clientRef }) => ({ id, clientRef })),
+        users: [...state.users.values()].map((user) => ({
+          id: user.id,
+          clientRef: refOf(user.clientId),
+          email: user.email,
+          apiKey: user.apiKey,
+          role: user.role,
+          liveChatRole: user.liveChatRole,
+          availabilityStatus: user.availabilityStatus,
+          agentChatLimit: user.agentChatLimit,
+        })),
+        teams: [...state.teams.values()].map((team) => ({
+          id: team.id,
+          clientRef: refOf(team.clientId),
+          name: team.name,
+        })),
+        numbers: [...state.numbers.values()].map((number) => {
+          const session = state.sessions.get(number.id);
+          return {
+            id: number.id,
+            clientRef: refOf(number.clientId),
+            messagingNumberId: number.messagingNumber.id,
+            msisdn: number.messagingNumber.number,
+            kind: number.kind,
+            session:
+              session === undefined
+                ? null
+                : { statusType: session.statusType, flaggedUntil: session.flaggedUntil },
+          };
+        }),
+      };
+    },
+    advanceClock: (ms) => clock.advance(ms),
+    setClock: (time) => clock.set(time),
+    deliveries(filter = {}) {
+      return deliverer
+        .log()
+        .filter(
+          (entry) =>
+            (filter.type === undefined || entry.type === filter.type) &&
+            (filter.state === undefined || entry.state === filter.state),
+        );
+    },
+    clearDeliveries: () => deliverer.clearLog(),
+    injectFault(fault, faultOptions = {}) {
+      faults.queue(parseBody(queuedFaultSchema, { fault, ...faultOptions }));
+    },
+    setFaultProbabilities(probabilities) {
+      faults.setProbabilities(
+        probabilities === null ? null : parseBody(faultProbabilitiesSchema, probabilities),
+      );
+    },
+    clearFaults: () => faults.clear(),
+    idle: () => deliverer.idle(),
+    webhookConfigFor(numberRef) {
+      const number = findNumber(state, numberRef);
+      const config = number === undefined ? undefined : emitter.configFor(number);
+      return config === undefined ? undefined : toWebhookConfigRow(config);
+    },
+    chatParticipant: (id) => state.chatParticipants.get(id),
+    chatParticipants: () => [...state.chatParticipants.values()],
+    message: (gstId) => state.messages.get(gstId),
+  };
+
+  for (const group of [...API_ROUTE_GROUPS, ...(options.routeGroups ?? [])]) group(router, context);
+  controlRoutes(router, emulator, triggers);
+  return emulator;
+}

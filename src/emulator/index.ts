@@ -1,0 +1,41 @@
+/**
+ * An embedded, stateful emulator of the messaging platform: its webhook configuration API
+ * (with the scope rules), number lookup, and triggers that emit every webhook type to the
+ * configured URLs over real HTTP, with a delivery log, retries and fault injection.
+ *
+ * @example
+ * import { createEmulator } from 'messaging-webhooks/emulator';
+ * const emulator = createEmulator({ retry: { attempts: 1 } });
+ * const url = await emulator.listen();
+ *
+ * @packageDocumentation
+ */
+export { createEmulator } from './emulator.js';
+export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './emulator.js';
+export { createClock } from './clock.js';
+export type { EmulatorClock, ClockOptions } from './clock.js';
+export { createSeededRandom } from './random.js';
+export type { RandomSource } from './random.js';
+export * from './errors.js';
+export type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
+export { createRouter, joinPath } from './http/router.js';
+export type {
+  AuthContext,
+  AuthedRouteRequest,
+  HttpMethod,
+  Route,
+  RouteMatch,
+  RouteRequest,
+  RouteResult,
+  Router,
+} from './http/router.js';
+export { parseBody } from './http/validate.js';
+export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
+export type { Page } from './http/page.js';
+export type { DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
+export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
+export { CONTROL_PREFIX } from './routes/control.js';
+export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';
+export type { AssignmentOutcome } from './agents.js';
+export * from './state.js';
+export * from './triggers.js';

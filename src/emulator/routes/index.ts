@@ -1,0 +1,10 @@
+import type { RouteGroup } from '../context.js';
+import { numberRoutes } from './numbers.js';
+import { webhookConfigRoutes } from './webhook-config.js';
+
+/**
+ * The documented API's route groups, registered in this order. To add a group (for example
+ * users or live chat), write `routes/<name>.ts` exporting a {@link RouteGroup} and append it
+ * here. The `/_emulator` control routes are registered separately (routes/control.ts).
+ */
+export const API_ROUTE_GROUPS: readonly RouteGroup[] = [webhookConfigRoutes, numberRoutes];

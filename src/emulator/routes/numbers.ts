@@ -1,0 +1,35 @@
+import type { RouteGroup } from '../context.js';
+import { readPageQuery, toPage } from '../http/page.js';
+import { joinPath } from '../http/router.js';
+import { numbersOfClient, type EmulatorNumber } from '../state.js';
+
+/** A MessagingClientNumberResponse content row. */
+export interface NumberLookupRow {
+  /** Client-number link id: not to be used as messagingNumberId. */
+  readonly id: string;
+  readonly messagingNumber: EmulatorNumber['messagingNumber'];
+}
+
+/**
+ * Number lookup: GET `{messaging_prefix}/Messaging/MessagingClientNumbers/getForCurrentLoginUser`
+ * with `searchString`, a partial match on the phone number ("any fragment works"; the leading
+ * + is optional). Missing or empty searchString lists every number of the caller's client,
+ * ordered by phone number.
+ */
+export const numberRoutes: RouteGroup = (router, { state, prefixes }) => {
+  router.add({
+    method: 'GET',
+    path: joinPath(prefixes.messaging, '/Messaging/MessagingClientNumbers/getForCurrentLoginUser'),
+    auth: true,
+    handler({ auth, query }) {
+      const { page, size } = readPageQuery(query);
+      const search = (query.get('searchString') ?? '').trim();
+      const digits = search.replace(/^\+/, '');
+      const rows: NumberLookupRow[] = numbersOfClient(state, auth.client.id)
+        .filter((number) => number.messagingNumber.number.includes(digits))
+        .sort((a, b) => a.messagingNumber.number.localeCompare(b.messagingNumber.number))
+        .map((number) => ({ id: number.id, messagingNumber: { ...number.messagingNumber } }));
+      return { status: 200, body: toPage(rows, page, size) };
+    },
+  });
+};
