@@ -1,10 +1,6 @@
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import {
-  createWebhookPipeline,
-  type AcceptedHead,
-  type WebhookPipelineOptions,
-} from '../../src/pipeline/index.js';
+import { createWebhookPipeline, type WebhookPipelineOptions } from '../../src/pipeline/index.js';
 import { buildChatbotEvent, buildIncoming, fixtures } from '../../src/testing/index.js';
 import type { DeadLetter } from '../../src/dispatch/index.js';
 import { createTestReceiver, deferred } from '../helpers/receiver.js';
