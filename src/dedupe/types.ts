@@ -7,6 +7,12 @@ export interface DedupeStore {
   claim(key: string): boolean | Promise<boolean>;
   /** Forgets a claim, so a redelivery is accepted (used when the event could not be enqueued). */
   release(key: string): void | Promise<void>;
+  /**
+   * Makes a claim permanent once its event was enqueued. A store that holds fresh claims as a
+   * short lease (the Redis store) needs it, so that an instance crashing between claim and
+   * enqueue does not swallow the sender's retry for the whole TTL. Optional.
+   */
+  confirm?(key: string): void | Promise<void>;
   /** Releases resources (connections). */
   close?(): void | Promise<void>;
 }

@@ -244,6 +244,15 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     }
   }
 
+  async function confirm(key: string): Promise<void> {
+    try {
+      await withinDeadline(store!.confirm!(key));
+    } catch (error) {
+      // The job is queued already: answer 200; the claim stays a lease that expires on its own.
+      logger.error({ err: error, key }, 'dedupe claim could not be confirmed');
+    }
+  }
+
   async function accept(accepted: AcceptedHead, body: RequestBody): Promise<HttpAnswer> {
     let payload: unknown;
     if ('raw' in body) {
@@ -329,6 +338,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
             : new StoreUnavailableError(retryAfter);
       return toErrorResponse(error);
     }
+    if (claimed && dedupeKey !== undefined && store?.confirm) await confirm(dedupeKey);
     stats.inc(type, 'acked');
     return { status: 200, headers: JSON_HEADERS, body: ACK };
   }

@@ -1,0 +1,23 @@
+/**
+ * messaging-webhooks/redis: scale the receiver out over Redis. A shared dedupe store (one
+ * event is accepted once across all instances) and a durable BullMQ dispatcher (200 only once
+ * the job is in Redis) for the router; a worker running the typed callbacks in any process.
+ * Needs the optional peer dependencies `ioredis` and `bullmq`.
+ *
+ * @example
+ * import { createRedisDedupeStore, createBullMQDispatcher, createWorker } from 'messaging-webhooks/redis';
+ * const connection = { host: '127.0.0.1', port: 6379 };
+ * const router = createWebhookRouter({
+ *   ...handlers,
+ *   dedupe: { store: createRedisDedupeStore({ connection }) },
+ *   dispatcher: createBullMQDispatcher({ connection }),
+ * });
+ * const worker = createWorker({ connection, handlers }); // here or in another process
+ *
+ * @packageDocumentation
+ */
+export * from './connection.js';
+export * from './dedupe-store.js';
+export * from './dispatcher.js';
+export * from './queues.js';
+export * from './worker.js';

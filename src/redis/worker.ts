@@ -1,0 +1,233 @@
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { createDeliveryTracker } from '../delivery/tracker.js';
+import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
+import { createJobRunner } from '../dispatch/runner.js';
+import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
+import { createLibraryLogger, type LoggerOptions } from '../logger.js';
+import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
+import {
+  checkEvictionPolicy,
+  createRedisClient,
+  logClientErrors,
+  waitUntilReady,
+  type RedisConnection,
+} from './connection.js';
+import { resolveTopology, type QueueTopology } from './queues.js';
+
+/** Options of {@link createWorker}. */
+export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions {
+  /** Where Redis is; the worker opens its own clients and waits out outages. */
+  readonly connection: RedisConnection;
+  /** The typed callbacks (`onIncoming`, `onChatbot`, ..., `onError`, `onDeadLetter`). */
+  readonly handlers: WebhookHandlers;
+  /**
+   * Attempts and backoff, in BullMQ's shape. Retries run inside the job, so later events of
+   * the same conversation wait for them. @default { attempts: 3, backoff: { type: 'exponential', delay: 1000 } }
+   */
+  readonly retry?: RetryOptions | undefined;
+  /** Fail an attempt whose callback has not settled after this many ms. @default undefined (no limit) */
+  readonly callbackTimeoutMs?: number | undefined;
+  /**
+   * Track each outbound message's forward-only delivery state (`ctx.delivery`), in this
+   * worker's memory. @default { max: 100_000 }
+   */
+  readonly statusTracking?: { readonly max?: number | undefined } | false | undefined;
+  /** Start taking jobs at once; else call `run()`. @default true */
+  readonly autorun?: boolean | undefined;
+}
+
+/** A dead-lettered job as stored in the `<queueName>-dead` queue. */
+export interface DeadLetterRecord {
+  readonly job: WebhookJob;
+  readonly error: { readonly name: string; readonly message: string; readonly stack?: string | undefined };
+  readonly attempts: number;
+  readonly failedAt: number;
+}
+
+/** A running BullMQ worker. */
+export interface WebhookWorker {
+  /** Starts taking jobs (only needed with `autorun: false`); resolves once started. */
+  run(): Promise<void>;
+  /** Resolves once connected, the eviction policy checked and the partitions configured. */
+  ready(): Promise<void>;
+  /**
+   * Stops taking jobs and waits up to `timeoutMs` for running ones. A job waiting for a retry is
+   * put back at the head of its partition (with its attempt count) instead of being waited for.
+   * Resolves true when no job was cut off.
+   */
+  close(timeoutMs?: number): Promise<boolean>;
+  /** Counts per webhook type, of this worker process. */
+  stats(): WebhookStats;
+}
+
+/** Job data: the webhook job, plus the attempt to resume at after a shutdown. */
+type JobData = WebhookJob & { readonly resumeAttempt?: number | undefined };
+
+class ShutdownSignal extends Error {
+  constructor() {
+    super('worker is closing');
+  }
+}
+
+const toRecordError = (error: unknown): DeadLetterRecord['error'] =>
+  error instanceof Error
+    ? { name: error.name, message: error.message, stack: error.stack }
+    : { name: 'Error', message: String(error) };
+
+/**
+ * Creates a worker running the BullMQ jobs of {@link createBullMQDispatcher} through the same typed
+ * callbacks as the in-memory dispatcher (via the shared job runner), in this or another process.
+ *
+ * Ordering: each partition queue has BullMQ global concurrency 1, so one conversation's events
+ * (same partition) run one at a time in arrival order across all workers, retries included. A
+ * job that fails every attempt goes to the `<queueName>-dead` queue and `onDeadLetter`.
+ *
+ * @example
+ * const worker = createWorker({ connection: { host: '127.0.0.1', port: 6379 }, handlers });
+ * process.on('SIGTERM', () => void worker.close(10_000).then(() => process.exit(0)));
+ */
+export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
+  const topology = resolveTopology(options);
+  const retry = resolveRetry(options.retry);
+  if (typeof options.handlers !== 'object' || options.handlers === null) {
+    throw new TypeError(`handlers: expected an object of callbacks, got ${String(options.handlers)}`);
+  }
+  const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
+  const stats = createStatsRecorder();
+  const runner = createJobRunner({
+    handlers: options.handlers,
+    logger,
+    stats,
+    tracker:
+      options.statusTracking === false
+        ? undefined
+        : createDeliveryTracker({ max: options.statusTracking?.max }),
+    callbackTimeoutMs: options.callbackTimeoutMs,
+  });
+  const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
+  const client = createRedisClient(options.connection, 'worker');
+  logClientErrors(client, logger, 'bullmq worker');
+  const deadQueue = new Queue(topology.deadLetterName, { connection: client, ...bullPrefix });
+  deadQueue.on('error', () => undefined);
+  const shutdown = new AbortController();
+  let cutOff = false;
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (shutdown.signal.aborted) return reject(new ShutdownSignal());
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(new ShutdownSignal());
+      };
+      const timer = setTimeout(() => {
+        shutdown.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      shutdown.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async function processJob(job: Job<JobData>, token: string | undefined): Promise<string> {
+    const { resumeAttempt, ...webhook } = job.data;
+    for (let attempt = resumeAttempt ?? 1; ; attempt++) {
+      try {
+        await runner.run(webhook, attempt);
+        return 'done';
+      } catch (error) {
+        const willRetry = attempt < retry.attempts;
+        runner.failed(webhook, error, attempt, willRetry);
+        if (!willRetry) {
+          // Stored before the job completes: a crash in between re-runs the job, not loses it.
+          const record: DeadLetterRecord = {
+            job: webhook,
+            error: toRecordError(error),
+            attempts: attempt,
+            failedAt: Date.now(),
+          };
+          await deadQueue.add(webhook.type, record, job.id === undefined ? {} : { jobId: job.id });
+          runner.deadLettered({ job: webhook, error, attempts: attempt });
+          return 'dead-lettered';
+        }
+        try {
+          await sleep(backoffDelay(retry.backoff, attempt));
+        } catch (signal) {
+          if (!(signal instanceof ShutdownSignal)) throw signal;
+          // Closing: hand the job back to the head of its partition, keeping its attempt count,
+          // so the next worker resumes it before later events of the conversation.
+          await job.updateData({ ...webhook, resumeAttempt: attempt + 1 });
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+      }
+    }
+  }
+
+  const workers = topology.partitionNames.map((name) => {
+    const worker = new Worker<JobData, string>(name, processJob, {
+      connection: client,
+      ...bullPrefix,
+      concurrency: 1,
+      autorun: false,
+    });
+    worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'bullmq worker error'));
+    return worker;
+  });
+
+  const started = (async () => {
+    await waitUntilReady(client);
+    await checkEvictionPolicy(client, logger);
+    // One job at a time per partition across every worker process: the ordering guarantee.
+    const queues = topology.partitionNames.map(
+      (name) => new Queue(name, { connection: client, ...bullPrefix }),
+    );
+    try {
+      await Promise.all(queues.map((queue) => queue.setGlobalConcurrency(1)));
+    } finally {
+      await Promise.allSettled(queues.map((queue) => queue.close()));
+    }
+  })();
+  started.catch((error: unknown) => logger.error({ err: error }, 'worker failed to start'));
+
+  let running: Promise<void> | undefined;
+  function run(): Promise<void> {
+    running ??= started.then(() => {
+      if (shutdown.signal.aborted) return;
+      for (const worker of workers) {
+        worker.run().catch((error: unknown) => logger.error({ err: error }, 'bullmq worker stopped'));
+      }
+    });
+    return running;
+  }
+  if (options.autorun !== false) run().catch(() => undefined);
+
+  return {
+    run,
+    ready: () => started,
+    async close(timeoutMs) {
+      shutdown.abort();
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = Promise.all(workers.map((worker) => worker.close())).then(() => true);
+      const finished = await Promise.race([
+        graceful,
+        new Promise<boolean>((resolve) => {
+          if (timeoutMs !== undefined) timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!finished) {
+        // A callback still running: its lock lapses and BullMQ's stalled check re-runs the job.
+        cutOff = true;
+        await Promise.allSettled(workers.map((worker) => worker.close(true)));
+      }
+      await deadQueue.close().catch(() => undefined);
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+      return !cutOff;
+    },
+    stats: () => stats.snapshot(() => ({ queued: 0, running: 0 })),
+  };
+}
