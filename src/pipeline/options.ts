@@ -3,6 +3,30 @@ import type { Dispatcher, JobRunner, RetryOptions, WebhookHandlers } from '../di
 import type { LoggerOptions } from '../logger.js';
 import type { ChatbotPayloadVersion, WebhookType } from '../schemas/index.js';
 
+/** One received request, as handed to a {@link CaptureSink}. */
+export interface CaptureRecord {
+  /** ISO 8601 time the request arrived. */
+  readonly receivedAt: string;
+  /** The endpoint below the mount point, tokens stripped: `/chatbot`, or `/` for the detecting endpoint. */
+  readonly path: string;
+  /** The webhook type of the endpoint (undefined for the detecting endpoint). */
+  readonly type: WebhookType | undefined;
+  /** Request headers without secrets (authorization, cookie, the token header). */
+  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The raw body as received (UTF-8). When a body parser ran before the router and left only a
+   * parsed value, this is that value re-serialised with JSON.stringify.
+   */
+  readonly body: string;
+}
+
+/**
+ * Receives every request whose body was read, before validation (so invalid payloads are kept
+ * too). Called synchronously on the request path: a sink must only hand the record off (e.g.
+ * to a write stream), never block. See `createJsonlCapture` in `messaging-webhooks/testing`.
+ */
+export type CaptureSink = (record: CaptureRecord) => void;
+
 /** Deduplication settings. */
 export interface DedupeOptions {
   /** Keys remembered by the default in-memory store. @default 100_000 */
@@ -70,6 +94,8 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * `ctx.delivery`; `false` turns it off. @default { max: 100_000 }
    */
   readonly statusTracking?: { readonly max?: number | undefined } | false | undefined;
+  /** Records every received request (for replay); see {@link CaptureSink}. @default undefined */
+  readonly capture?: CaptureSink | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;

@@ -5,7 +5,7 @@ import {
   type WebhookPipelineOptions,
   type WebhookStats,
 } from '../pipeline/index.js';
-import { handleRequest } from './handle.js';
+import { captureSettingsOf, handleRequest } from './handle.js';
 
 /** Options of {@link createWebhookRouter}. */
 export type WebhookRouterOptions = WebhookPipelineOptions;
@@ -53,10 +53,11 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
  */
 export function createWebhookRouter(options: WebhookRouterOptions): WebhookRouter {
   const pipeline = createWebhookPipeline(options);
+  const capture = captureSettingsOf(options);
   function webhookRouter(req: Request, res: Response, _next: NextFunction): void {
     // A body parser mounted before the router leaves req.body set (Express 5 leaves it undefined otherwise).
     const preParsed = req.body === undefined ? undefined : { body: req.body as unknown };
-    handleRequest(pipeline, req, res, req.url, preParsed).catch((error: unknown) => {
+    handleRequest(pipeline, req, res, req.url, preParsed, capture).catch((error: unknown) => {
       pipeline.logger.error({ err: error }, 'webhook request failed');
       if (!res.headersSent) res.status(500).json({ error: { code: 'internal', message: 'Internal error' } });
     });

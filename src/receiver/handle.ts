@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyUnreadableError, toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
-import type { RequestBody, WebhookPipeline } from '../pipeline/index.js';
+import type {
+  AcceptedHead,
+  CaptureSink,
+  RequestBody,
+  WebhookPipeline,
+  WebhookPipelineOptions,
+} from '../pipeline/index.js';
+import { WEBHOOK_PATHS } from '../schemas/index.js';
 import { readBody } from './body.js';
 
 /** Writes an answer with the raw node API (Express's response is a node response too). */
@@ -19,6 +26,49 @@ const header = (req: IncomingMessage) => (name: string) => {
   return Array.isArray(value) ? value[0] : value;
 };
 
+/** Headers never written to a capture. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+/** The capture sink of a receiver and the header that carries its token. */
+export interface CaptureSettings {
+  readonly sink: CaptureSink;
+  readonly tokenHeader: string;
+}
+
+/** The capture settings of a receiver's options; undefined when capture is off. */
+export function captureSettingsOf(options: WebhookPipelineOptions): CaptureSettings | undefined {
+  return options.capture === undefined
+    ? undefined
+    : { sink: options.capture, tokenHeader: (options.tokenHeader ?? 'x-webhook-token').toLowerCase() };
+}
+
+function capture(
+  settings: CaptureSettings,
+  req: IncomingMessage,
+  head: AcceptedHead,
+  body: RequestBody,
+  logger: WebhookPipeline['logger'],
+): void {
+  try {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || SECRET_HEADERS.has(name) || name === settings.tokenHeader) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const raw = 'raw' in body ? body.raw : JSON.stringify(body.parsed);
+    settings.sink({
+      receivedAt: new Date(head.receivedAt).toISOString(),
+      // The canonical endpoint path: a token given as a path segment or query parameter is not kept.
+      path: head.type === undefined ? '/' : `/${WEBHOOK_PATHS[head.type]}`,
+      type: head.type,
+      headers,
+      body: typeof raw === 'string' ? raw : raw.toString('utf8'),
+    });
+  } catch (error) {
+    logger.error({ err: error }, 'capture sink failed');
+  }
+}
+
 /**
  * Runs one request through the pipeline: head checks before reading the body (so a wrong token
  * costs no body read), then the body, then the answer. `preParsed` is a body an upstream parser
@@ -31,6 +81,7 @@ export async function handleRequest(
   res: ServerResponse,
   url: string,
   preParsed: { readonly body: unknown } | undefined,
+  captureSettings?: CaptureSettings,
 ): Promise<void> {
   const head = pipeline.head({ method: req.method ?? 'GET', url, header: header(req) });
   if (head instanceof WebhookError) {
@@ -63,5 +114,6 @@ export async function handleRequest(
       return;
     }
   }
+  if (captureSettings) capture(captureSettings, req, head, body, pipeline.logger);
   send(res, await pipeline.accept(head, body));
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotFoundError, toErrorResponse } from '../errors.js';
 import { createWebhookPipeline, type WebhookPipelineOptions } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { handleRequest, send } from './handle.js';
+import { captureSettingsOf, handleRequest, send } from './handle.js';
 
 export interface NodeHandlerOptions extends WebhookPipelineOptions {
   /** Path prefix the endpoints live under, e.g. `/webhooks`. @default '' */
@@ -24,6 +24,7 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) =>
 export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandler {
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const pipeline = createWebhookPipeline(options);
+  const capture = captureSettingsOf(options);
   function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     if (
@@ -34,7 +35,7 @@ export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandl
       send(res, toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
       return;
     }
-    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined).catch(
+    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined, capture).catch(
       (error: unknown) => {
         pipeline.logger.error({ err: error }, 'webhook request failed');
         send(res, {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { WEBHOOK_PATHS, detectWebhookType } from '../../src/schemas/index.js';
 import { allFixtures, buildChatbotEvent, buildStatus, fixtures } from '../../src/testing/index.js';
 import type { InvalidPayload } from '../../src/dispatch/index.js';
+import type { CaptureRecord } from '../../src/pipeline/index.js';
 import { captureLogger, createTestReceiver } from '../helpers/receiver.js';
 
 describe('every documented payload reaches its typed callback', () => {
@@ -328,5 +329,47 @@ describe('options are validated at construction', () => {
   ])('%j throws a TypeError', (options, message) => {
     expect(() => createTestReceiver(options as never)).toThrow(TypeError);
     expect(() => createTestReceiver(options as never)).toThrow(message);
+  });
+});
+
+describe('capture', () => {
+  it('hands every read request to the sink: raw body, canonical path, headers without secrets', async () => {
+    const records: CaptureRecord[] = [];
+    const token = 'capture-token';
+    const { app, router } = createTestReceiver({ token, capture: (record) => void records.push(record) });
+    const raw = `{ "spacing": "kept",  ${JSON.stringify(fixtures.chatbot.v2.INCOMING).slice(1)}`;
+    await request(app)
+      .post(`/webhooks/${token}/chatbot`)
+      .set('content-type', 'application/json')
+      .set('authorization', 'Basic c2VjcmV0')
+      .set('x-trace', 'abc')
+      .send(raw)
+      .expect(200);
+    await request(app)
+      .post('/webhooks/status')
+      .set('x-webhook-token', token)
+      .send({ not: 'valid' })
+      .expect(400);
+    await request(app).post('/webhooks/status').set('x-webhook-token', 'wrong').send({}).expect(401);
+    await router.idle();
+    expect(records).toHaveLength(2);
+    expect(records[0]).toMatchObject({ path: '/chatbot', type: 'chatbot', body: raw });
+    expect(records[0]?.headers['x-trace']).toBe('abc');
+    expect(records[0]?.headers.authorization).toBeUndefined();
+    expect(records[1]).toMatchObject({ path: '/status', type: 'status', body: '{"not":"valid"}' });
+    expect(records[1]?.headers['x-webhook-token']).toBeUndefined();
+    expect(JSON.stringify(records)).not.toContain(token);
+    expect(Number.isNaN(Date.parse(records[0]?.receivedAt ?? ''))).toBe(false);
+  });
+
+  it('keeps answering when the sink throws', async () => {
+    const { app, router, calls } = createTestReceiver({
+      capture: () => {
+        throw new Error('disk full');
+      },
+    });
+    await request(app).post('/webhooks/status').send(fixtures.status.SENT).expect(200);
+    await router.idle();
+    expect(calls).toHaveLength(1);
   });
 });
