@@ -9,3 +9,5 @@
  */
 export * from './fixtures.js';
 export * from './builders.js';
+export * from './capture.js';
+export * from './replay.js';

@@ -1,0 +1,314 @@
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+
+/**
+ * One received webhook request as the receiver's `capture` option hands it over: called once per
+ * request whose body was read, before validation, so invalid payloads are captured too.
+ */
+export interface CaptureRecord {
+  /** When the request arrived, ISO 8601. */
+  readonly receivedAt: string;
+  /** Path below the router's mount point, token segment stripped (e.g. `/chatbot`). */
+  readonly path: string;
+  /** The webhook type from the path; undefined on the auto-detecting endpoint. */
+  readonly type: WebhookType | undefined;
+  /** Request headers, lower-case names, secrets removed (authorization, cookie, the token header). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The raw body, utf8: replaying it sends the very bytes the platform sent. */
+  readonly body: string;
+}
+
+/** The receiver's `capture` option: a synchronous sink that must not block the acknowledgement. */
+export type CaptureSink = (record: CaptureRecord) => void;
+
+/** Masking applied by {@link createJsonlCapture} before a record is written. */
+export interface CaptureRedaction {
+  /**
+   * Header names (any case) removed on top of the default secret headers.
+   * @default []
+   */
+  readonly headers?: readonly string[] | undefined;
+  /**
+   * Payload field names masked wherever they occur in the JSON body (e.g. `['text', 'sender']`).
+   * Masking re-serialises the body, so a masked capture no longer replays byte for byte, and a
+   * body that is not JSON is written unchanged.
+   * @default [] (bodies are written exactly as received)
+   */
+  readonly bodyFields?: readonly string[] | undefined;
+  /** What a masked field's value becomes. @default '[REDACTED]' */
+  readonly mask?: string | undefined;
+}
+
+/** Options of {@link createJsonlCapture}. */
+export interface JsonlCaptureOptions {
+  /** The JSONL file appended to (created with its directory when missing). */
+  readonly file: string;
+  /**
+   * Redaction before writing: a {@link CaptureRedaction}, or a function returning the record to
+   * write (`undefined` skips the record).
+   * @default secret headers removed (authorization, proxy-authorization, cookie, x-webhook-token); bodies untouched
+   */
+  readonly redact?: CaptureRedaction | ((record: CaptureRecord) => CaptureRecord | undefined) | undefined;
+  /**
+   * Bytes waiting to be written past which new records are dropped (and counted in
+   * `dropped`) instead of buffered, so a slow disk cannot grow memory without bound.
+   * @default 16_777_216 (16 MiB)
+   */
+  readonly maxPendingBytes?: number | undefined;
+  /** Called when the file cannot be written; capturing stops. @default errors are kept for flush()/close() */
+  readonly onError?: ((error: Error) => void) | undefined;
+}
+
+/** A capture sink writing JSON lines, with controls. */
+export interface JsonlCapture extends CaptureSink {
+  /** Resolves once every record handed over so far is written; rejects if the file failed. */
+  flush(): Promise<void>;
+  /** Writes what is pending, then closes the file; later records are dropped. */
+  close(): Promise<void>;
+  /** Records written to the stream so far. */
+  readonly written: number;
+  /** Records dropped: over `maxPendingBytes`, after close, or after a write error. */
+  readonly dropped: number;
+}
+
+/** Header names removed from every capture by default, whatever the receiver already removed. */
+export const DEFAULT_CAPTURE_SECRET_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-webhook-token',
+];
+
+const DEFAULT_MASK = '[REDACTED]';
+const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Creates a capture sink for the receiver's `capture` option that appends one JSON line per
+ * request to `file`, in arrival order. Writing goes through a write stream: the sink returns at
+ * once and never delays the acknowledgement.
+ *
+ * @example
+ * const capture = createJsonlCapture({ file: '.captures/webhooks.jsonl' });
+ * app.use('/webhooks', createWebhookRouter({ capture, onIncoming }));
+ * process.on('SIGTERM', () => void capture.close());
+ * // later: npx messaging-webhooks replay .captures/webhooks.jsonl --to http://localhost:3000/webhooks
+ */
+export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
+  if (typeof options.file !== 'string' || options.file === '') {
+    throw new TypeError(`file: expected a non-empty path, got ${JSON.stringify(options.file)}`);
+  }
+  const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
+  if (!Number.isInteger(maxPendingBytes) || maxPendingBytes < 1) {
+    throw new TypeError(
+      `maxPendingBytes: expected a positive integer, got ${String(options.maxPendingBytes)}`,
+    );
+  }
+  const redact = toRedactor(options.redact);
+  mkdirSync(dirname(options.file), { recursive: true });
+  const stream: WriteStream = createWriteStream(options.file, { flags: 'a', encoding: 'utf8' });
+  let failure: Error | undefined;
+  let closed = false;
+  let written = 0;
+  let dropped = 0;
+  let pending = 0;
+  let waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+
+  const settleWaiters = (): void => {
+    if (pending > 0 && failure === undefined) return;
+    const current = waiters;
+    waiters = [];
+    for (const waiter of current) {
+      if (failure === undefined) waiter.resolve();
+      else waiter.reject(failure);
+    }
+  };
+  stream.on('error', (error) => {
+    failure ??= error;
+    options.onError?.(error);
+    settleWaiters();
+  });
+
+  function capture(record: CaptureRecord): void {
+    if (closed || failure !== undefined || stream.writableLength > maxPendingBytes) {
+      dropped += 1;
+      return;
+    }
+    const kept = redact(record);
+    if (kept === undefined) return;
+    const line = `${serialiseRecord(kept)}\n`;
+    pending += 1;
+    written += 1;
+    // The return value (backpressure) is ignored on purpose: the ack must not wait for the disk;
+    // maxPendingBytes bounds the buffer instead.
+    stream.write(line, () => {
+      pending -= 1;
+      settleWaiters();
+    });
+  }
+
+  const flush = (): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      waiters.push({ resolve, reject });
+      settleWaiters();
+    });
+
+  return Object.assign(capture, {
+    flush,
+    async close() {
+      if (!closed) {
+        closed = true;
+        await flush().catch(() => undefined);
+        await new Promise<void>((resolve) => stream.end(resolve));
+      }
+      if (failure !== undefined) throw failure;
+    },
+    get written() {
+      return written;
+    },
+    get dropped() {
+      return dropped;
+    },
+  });
+}
+
+/** The JSON line of a record: fixed key order; an undefined type is written as null. */
+export function serialiseRecord(record: CaptureRecord): string {
+  return JSON.stringify({
+    receivedAt: record.receivedAt,
+    type: record.type ?? null,
+    path: record.path,
+    headers: record.headers,
+    body: record.body,
+  });
+}
+
+function toRedactor(
+  redact: JsonlCaptureOptions['redact'],
+): (record: CaptureRecord) => CaptureRecord | undefined {
+  if (typeof redact === 'function') return redact;
+  const removed = new Set([...DEFAULT_CAPTURE_SECRET_HEADERS, ...(redact?.headers ?? [])].map(lower));
+  const fields = new Set(redact?.bodyFields ?? []);
+  const mask = redact?.mask ?? DEFAULT_MASK;
+  return (record) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(record.headers)) {
+      if (!removed.has(lower(name))) headers[name] = value;
+    }
+    const body = fields.size === 0 ? record.body : maskBody(record.body, fields, mask);
+    return { ...record, headers, body };
+  };
+}
+
+const lower = (name: string): string => name.toLowerCase();
+
+function maskBody(body: string, fields: ReadonlySet<string>, mask: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      out[key] = fields.has(key) && inner !== null && inner !== undefined ? mask : visit(inner);
+    }
+    return out;
+  };
+  return JSON.stringify(visit(parsed));
+}
+
+const captureLineSchema = z.object({
+  receivedAt: z.string(),
+  type: z.enum(WEBHOOK_TYPES).nullish(),
+  path: z.string(),
+  headers: z.record(z.string(), z.string()).default({}),
+  body: z.string(),
+});
+
+/** One line of a capture file: a record, or why the line could not be read. */
+export type CaptureLine =
+  | { readonly line: number; readonly record: CaptureRecord; readonly error?: undefined }
+  | { readonly line: number; readonly record?: undefined; readonly error: string };
+
+/** Thrown by {@link readCapture} when the file itself cannot be opened. */
+export class CaptureFileError extends Error {
+  override readonly name = 'CaptureFileError';
+  readonly code = 'capture_file' as const;
+  constructor(
+    readonly file: string,
+    options: { readonly cause: unknown },
+  ) {
+    super(`cannot read capture file ${file}: ${describeFsError(options.cause)}`, options);
+  }
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EACCES') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Parses one line of a capture file (1-based `line` for messages). */
+export function parseCaptureLine(text: string, line: number): CaptureLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { line, error: `line ${line}: invalid JSON (${(error as Error).message})` };
+  }
+  const parsed = captureLineSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where =
+      issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
+    return { line, error: `line ${line}: not a capture record (${where}${issue?.message ?? 'invalid'})` };
+  }
+  const { type, ...rest } = parsed.data;
+  return { line, record: { ...rest, type: type ?? undefined } };
+}
+
+/**
+ * Reads a capture file line by line, yielding each record with its line number. A line that is
+ * not JSON, or not a capture record, is yielded with an `error` naming its line, and reading
+ * goes on; blank lines are skipped. Rejects with {@link CaptureFileError} when the file cannot be
+ * opened.
+ *
+ * @example
+ * for await (const { line, record, error } of readCapture('.captures/webhooks.jsonl')) {
+ *   if (error) console.warn(error); else console.log(line, record.type, record.body.length);
+ * }
+ */
+export async function* readCapture(file: string): AsyncGenerator<CaptureLine, void, undefined> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error(file), { code: 'EISDIR' });
+  } catch (error) {
+    await handle?.close();
+    throw new CaptureFileError(file, { cause: error });
+  }
+  const lines = createInterface({
+    input: handle.createReadStream({ encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
+  let number = 0;
+  try {
+    for await (const text of lines) {
+      number += 1;
+      if (text.trim() === '') continue;
+      yield parseCaptureLine(text, number);
+    }
+  } finally {
+    lines.close();
+    await handle.close().catch(() => undefined);
+  }
+}

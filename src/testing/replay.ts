@@ -1,0 +1,448 @@
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isWebhookType, WEBHOOK_PATHS, type WebhookType } from '../schemas/index.js';
+import { readCapture, type CaptureRecord } from './capture.js';
+
+/** A payload to replay without a capture: its type (for the path) and the payload itself. */
+export interface ReplayPayload {
+  /** Sent to `/<path of type>`; undefined sends to `/` (the auto-detecting endpoint). */
+  readonly type?: WebhookType | undefined;
+  /** Serialised with JSON.stringify. */
+  readonly payload: unknown;
+}
+
+/** What {@link replay} reads: a JSONL capture file, or an array of records or payloads. */
+export type ReplaySource = string | readonly (CaptureRecord | ReplayPayload)[];
+
+/** A node:http request listener; an Express app is one. */
+export type ReplayListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Where {@link replay} sends: a base URL (the router's mount, e.g. `http://localhost:3000/webhooks`)
+ * or an app run in-process on 127.0.0.1 port 0 for the duration of the replay (mount your router
+ * inside it as usual and give `basePath`).
+ */
+export type ReplayTarget = string | URL | ReplayListener;
+
+/** How items are spaced in time. */
+export type ReplayPacing = 'none' | 'original' | number;
+
+/** One item of a replay, as reported. */
+export interface ReplayItemReport {
+  /** 0-based position in the source (bad file lines included). */
+  readonly index: number;
+  /** Line of the capture file, when replaying a file. */
+  readonly line?: number | undefined;
+  readonly type: WebhookType | undefined;
+  /** Request path sent (below the target), when the item was sent. */
+  readonly path?: string | undefined;
+  /** HTTP status, or undefined when no answer came (network error, timeout, unreadable line). */
+  readonly status: number | undefined;
+  /** True for a 2xx answer. */
+  readonly ok: boolean;
+  /** Why the item failed: a network error, a non-2xx answer, an unreadable line. */
+  readonly error?: string | undefined;
+  /** Milliseconds from sending to the full answer. */
+  readonly latencyMs?: number | undefined;
+  /** The answer's body (utf8), for diagnostics. */
+  readonly responseBody?: string | undefined;
+}
+
+/** Result of {@link replay}. */
+export interface ReplayReport {
+  /** One entry per source item, in order. */
+  readonly items: readonly ReplayItemReport[];
+  /** Items sent (an answer came or not). */
+  readonly sent: number;
+  /** Items answered 2xx. */
+  readonly succeeded: number;
+  /** Items not answered 2xx, unreadable lines included. */
+  readonly failed: number;
+  /** True when `stopOn` ended the replay early. */
+  readonly stopped: boolean;
+  /** Wall-clock duration, milliseconds. */
+  readonly durationMs: number;
+}
+
+/** Options of {@link replay}. */
+export interface ReplayOptions {
+  /**
+   * `'none'`: back to back; `'original'`: the gaps between the captured `receivedAt` times; a
+   * number: those gaps divided by it (2 = twice as fast). Items without `receivedAt` are not
+   * delayed. @default 'none'
+   */
+  readonly pacing?: ReplayPacing | undefined;
+  /** A token sent in `tokenHeader`, for a receiver with `token` set. @default none */
+  readonly token?: string | undefined;
+  /** Header carrying `token`. @default 'x-webhook-token' */
+  readonly tokenHeader?: string | undefined;
+  /**
+   * Path prefix added between the target and each item's path, e.g. `/webhooks` for an app that
+   * mounts the router there (a URL target can carry it in its path instead). @default ''
+   */
+  readonly basePath?: string | undefined;
+  /** Extra headers on every request. @default {} */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Send each capture's own headers again (content-type, x-request-id, ...; hop-by-hop headers
+   * excepted). @default true
+   */
+  readonly forwardHeaders?: boolean | undefined;
+  /** Per-request timeout, milliseconds. @default 10_000 */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Stop early: `'network-error'` after the first item that got no answer (target unreachable);
+   * `'failure'` after the first item not answered 2xx. @default 'none'
+   */
+  readonly stopOn?: 'none' | 'network-error' | 'failure' | undefined;
+  /** Called after each item with its report and the running count. */
+  readonly onProgress?:
+    | ((
+        item: ReplayItemReport,
+        progress: { readonly done: number; readonly total: number | undefined },
+      ) => void)
+    | undefined;
+  /** Aborts the replay between items (and the request in flight). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Thrown by {@link replay} for a target or options it cannot use. */
+export class ReplayError extends Error {
+  override readonly name = 'ReplayError';
+  readonly code = 'replay' as const;
+}
+
+interface PreparedItem {
+  readonly index: number;
+  readonly line?: number | undefined;
+  readonly type: WebhookType | undefined;
+  readonly path: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly receivedAt: number | undefined;
+}
+
+type SourceEntry = PreparedItem | { readonly index: number; readonly line: number; readonly error: string };
+
+/** Headers never forwarded: they describe the original connection, not the payload. */
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'accept-encoding',
+]);
+
+/**
+ * Sends captured (or hand-made) payloads to a receiver, one at a time in source order, and
+ * resolves with a report per item. A captured body is sent byte for byte as it was received.
+ * Never rejects for a failed item (the item's report says why); rejects with
+ * {@link CaptureFileError} when the file cannot be opened and {@link ReplayError} for a bad target.
+ *
+ * @example
+ * // in a jest test: replay production traffic into the app under test
+ * const report = await replay('.captures/webhooks.jsonl', app, { basePath: '/webhooks' });
+ * expect(report.failed).toBe(0);
+ *
+ * @example
+ * await replay([{ type: 'incoming', payload: fixtures.incoming.TEXT }], 'http://localhost:3000/webhooks', {
+ *   token: process.env.WEBHOOK_TOKEN,
+ *   pacing: 'original',
+ * });
+ */
+export async function replay(
+  source: ReplaySource,
+  target: ReplayTarget,
+  options: ReplayOptions = {},
+): Promise<ReplayReport> {
+  const pacing = options.pacing ?? 'none';
+  const speed = pacing === 'none' ? undefined : pacing === 'original' ? 1 : pacing;
+  if (speed !== undefined && !(typeof speed === 'number' && Number.isFinite(speed) && speed > 0)) {
+    throw new TypeError(`pacing: expected 'none', 'original' or a positive number, got ${String(pacing)}`);
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError(`timeoutMs: expected a positive number, got ${String(options.timeoutMs)}`);
+  }
+  const stopOn = options.stopOn ?? 'none';
+  const started = performance.now();
+  const inProcess = typeof target === 'function' ? await startServer(target) : undefined;
+  try {
+    const base = inProcess?.url ?? parseTarget(target as string | URL);
+    const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+    const total = typeof source === 'string' ? undefined : source.length;
+    const items: ReplayItemReport[] = [];
+    let firstCaptured: number | undefined;
+    let firstSentAt = 0;
+    let stopped = false;
+
+    for await (const entry of entries(source)) {
+      if (options.signal?.aborted) {
+        stopped = true;
+        break;
+      }
+      let report: ReplayItemReport;
+      if ('error' in entry) {
+        report = {
+          index: entry.index,
+          line: entry.line,
+          type: undefined,
+          status: undefined,
+          ok: false,
+          error: entry.error,
+        };
+      } else {
+        if (speed !== undefined && entry.receivedAt !== undefined) {
+          if (firstCaptured === undefined) {
+            firstCaptured = entry.receivedAt;
+            firstSentAt = performance.now();
+          } else {
+            // Scheduled from the first item, so waits do not add up the time each send took.
+            const due = firstSentAt + (entry.receivedAt - firstCaptured) / speed;
+            const wait = due - performance.now();
+            if (wait > 0)
+              await sleep(wait, undefined, options.signal ? { signal: options.signal } : {}).catch(
+                () => undefined,
+              );
+          }
+        }
+        report = await send(entry, base, basePath, options, timeoutMs);
+      }
+      items.push(report);
+      options.onProgress?.(report, { done: items.length, total });
+      if (
+        (stopOn === 'failure' && !report.ok) ||
+        (stopOn === 'network-error' && report.status === undefined && report.path !== undefined)
+      ) {
+        stopped = true;
+        break;
+      }
+    }
+    const sent = items.filter((item) => item.path !== undefined).length;
+    const succeeded = items.filter((item) => item.ok).length;
+    return {
+      items,
+      sent,
+      succeeded,
+      failed: items.length - succeeded,
+      stopped,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await inProcess?.close();
+  }
+}
+
+async function* entries(source: ReplaySource): AsyncGenerator<SourceEntry, void, undefined> {
+  if (typeof source === 'string') {
+    let index = 0;
+    for await (const line of readCapture(source)) {
+      if (line.error !== undefined) yield { index, line: line.line, error: line.error };
+      else yield { ...fromRecord(line.record, index), line: line.line };
+      index += 1;
+    }
+    return;
+  }
+  if (!Array.isArray(source)) throw new TypeError('source: expected a file path or an array');
+  for (const [index, item] of source.entries()) {
+    yield isCaptureRecord(item) ? fromRecord(item, index) : fromPayload(item as ReplayPayload, index);
+  }
+}
+
+function isCaptureRecord(item: unknown): item is CaptureRecord {
+  return (
+    typeof item === 'object' &&
+    item !== null &&
+    typeof (item as CaptureRecord).body === 'string' &&
+    typeof (item as CaptureRecord).path === 'string'
+  );
+}
+
+function fromRecord(record: CaptureRecord, index: number): PreparedItem {
+  const time = Date.parse(record.receivedAt);
+  return {
+    index,
+    type: record.type,
+    path: record.path.startsWith('/') ? record.path : `/${record.path}`,
+    body: record.body,
+    headers: record.headers,
+    receivedAt: Number.isNaN(time) ? undefined : time,
+  };
+}
+
+function fromPayload(item: ReplayPayload, index: number): PreparedItem {
+  const type = isWebhookType(item.type) ? item.type : undefined;
+  return {
+    index,
+    type,
+    path: type === undefined ? '/' : `/${WEBHOOK_PATHS[type]}`,
+    body: typeof item.payload === 'string' ? item.payload : JSON.stringify(item.payload),
+    headers: {},
+    receivedAt: undefined,
+  };
+}
+
+function parseTarget(target: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new ReplayError(`target: expected an http(s) URL, got ${JSON.stringify(String(target))}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ReplayError(`target: expected an http(s) URL, got ${JSON.stringify(String(target))}`);
+  }
+  return url;
+}
+
+function joinUrl(base: URL, basePath: string, path: string): URL {
+  const url = new URL(base);
+  const prefix = `${url.pathname.replace(/\/+$/, '')}${basePath}`;
+  const queryStart = path.indexOf('?');
+  const pathname = queryStart === -1 ? path : path.slice(0, queryStart);
+  url.pathname = `${prefix}${pathname}` || '/';
+  if (queryStart !== -1) {
+    for (const [name, value] of new URLSearchParams(path.slice(queryStart + 1)))
+      url.searchParams.append(name, value);
+  }
+  return url;
+}
+
+function send(
+  item: PreparedItem,
+  base: URL,
+  basePath: string,
+  options: ReplayOptions,
+  timeoutMs: number,
+): Promise<ReplayItemReport> {
+  const url = joinUrl(base, basePath, item.path);
+  const headers: Record<string, string> = {};
+  if (options.forwardHeaders !== false) {
+    for (const [name, value] of Object.entries(item.headers)) {
+      if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    }
+  }
+  headers['content-type'] ??= 'application/json';
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (options.token !== undefined)
+    headers[(options.tokenHeader ?? 'x-webhook-token').toLowerCase()] = options.token;
+  const body = Buffer.from(item.body, 'utf8');
+  headers['content-length'] = String(body.length);
+  const shown = `${url.pathname}${url.search}`;
+  const reportBase = { index: item.index, line: item.line, type: item.type, path: shown };
+  const started = performance.now();
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+
+  return new Promise<ReplayItemReport>((resolve) => {
+    let settled = false;
+    const finish = (report: ReplayItemReport): void => {
+      if (settled) return;
+      settled = true;
+      resolve(report);
+    };
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: false,
+        timeout: timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) =>
+          finish({
+            ...reportBase,
+            status: res.statusCode,
+            ok: false,
+            error: describeNetworkError(error, url),
+          }),
+        );
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const responseBody = Buffer.concat(chunks).toString('utf8');
+          finish({
+            ...reportBase,
+            status,
+            ok,
+            latencyMs: Math.round((performance.now() - started) * 10) / 10,
+            responseBody,
+            ...(ok ? {} : { error: `answered ${status}${summariseBody(responseBody)}` }),
+          });
+        });
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+    );
+    req.on('error', (error) =>
+      finish({ ...reportBase, status: undefined, ok: false, error: describeNetworkError(error, url) }),
+    );
+    req.end(body);
+  });
+}
+
+/** A short reason from an error answer body (`{ error: { message } }` or the text itself). */
+function summariseBody(body: string): string {
+  if (body === '') return '';
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } };
+    if (typeof parsed.error?.message === 'string') return `: ${parsed.error.message}`;
+  } catch {
+    // not JSON: show the start of the text
+  }
+  return `: ${body.slice(0, 120)}`;
+}
+
+/** A readable network error: what failed and where, without a stack. */
+export function describeNetworkError(error: unknown, url: URL): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${url.protocol}//${url.host}`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `cannot reach ${where}: connection refused`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot reach ${where}: host not found`;
+    case 'ETIMEDOUT':
+      return `no answer from ${where}: ${(error as Error).message}`;
+    case 'ECONNRESET':
+      return `${where} closed the connection`;
+    case 'ABORT_ERR':
+      return 'aborted';
+    default:
+      return `request to ${where} failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+async function startServer(listener: ReplayListener): Promise<{ url: URL; close(): Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}`),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
