@@ -34,8 +34,8 @@ export interface AssignmentOutcome {
 
 /**
  * Assigns a chat to an agent. With `userId`, that agent, or an {@link AgentUnavailableError}
- * when they are offline, disabled or at agentChatLimit. Without, the available agent of the
- * chat's team (any team when the chat has none) with the fewest open chats; when nobody is
+ * when they are offline, disabled or at agentChatLimit. Without, the available AGENT (not
+ * SUPERVISOR) of the chat's team (any team when the chat has none) with the fewest open chats; when nobody is
  * available the chat stays with the bot and is marked missed (conversationMissed: "could not be
  * assigned because agents were offline"). Assigning takes the chat from the bot
  * (chatBotConversation false); a previous agent becomes lastAssignedAgent.
@@ -65,6 +65,8 @@ export function assignAgent(
     if (reason !== undefined) throw new AgentUnavailableError(`Agent ${agent.email} ${reason}`);
   } else {
     agent = [...state.users.values()]
+      // automatic routing goes to agents; supervisors take chats only when named
+      .filter((user) => user.liveChatRole === 'AGENT')
       .filter((user) => participant.team === null || user.teamIds.includes(participant.team))
       .filter((user) => agentUnavailableReason(state, user, participant) === undefined)
       .sort(

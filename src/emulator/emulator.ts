@@ -135,7 +135,10 @@ export interface Emulator extends Triggers {
   listen(port?: number, host?: string): Promise<string>;
   /** Waits for in-flight deliveries, then stops the server. */
   close(): Promise<void>;
-  /** Clears state, delivery log and faults, then loads `seed` (default: the constructor's seed). */
+  /**
+   * Clears state, delivery log and faults, puts the clock back to its start time (unless the
+   * clock was passed in), then loads `seed` (default: the constructor's seed).
+   */
   reset(seed?: EmulatorSeed | 'default' | 'empty'): void;
   /** Seeded state summary, API keys included. */
   describe(): EmulatorDescription;
@@ -223,6 +226,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     messaging: options.messagingPrefix ?? '',
     chat: options.chatPrefix ?? '/chat',
   };
+  const ownsClock = typeof options.clock !== 'object';
+  const startTime = clock.now();
   const state = createEmptyState();
   const now = (): Date => new Date(clock.now());
   applySeed(state, resolveSeed(options.seed), now());
@@ -285,6 +290,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       for (const map of Object.values(state) as Map<string, unknown>[]) map.clear();
       deliverer.clearLog();
       faults.clear();
+      // a clock the emulator made goes back to its start; an injected clock is the caller's
+      if (ownsClock) clock.set(startTime);
       if (options.faults !== undefined)
         faults.setProbabilities(faultProbabilitiesSchema.parse(options.faults));
       applySeed(state, resolveSeed(seed ?? options.seed), now());
