@@ -15,3 +15,4 @@ export * from './chatbot.js';
 export * from './detect.js';
 export * from './parse.js';
 export * from './webhook-config.js';
+export * from './resources.js';

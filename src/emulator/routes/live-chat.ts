@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import {
+  ALWAYS_COPIED_PARTICIPANT_FLAGS,
+  chatParticipantTerminateSchema,
+  renderChatParticipant,
+  type ChatParticipant,
+} from '../../schemas/index.js';
+import type { RouteGroup } from '../context.js';
+import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
+import { joinPath } from '../http/router.js';
+import { parseBody } from '../http/validate.js';
+import {
+  findOpenChatParticipant,
+  type EmulatorChatParticipant,
+  type EmulatorState,
+  type EmulatorUser,
+  type RatingWidgetTrigger,
+} from '../state.js';
+import { toSystemUser } from './users.js';
+
+/*
+ * Live chat (sections Terminate or reopen a chat; Chat participant closure). The deprecated
+ * terminateChatParticipantChat is a merge of a whole ChatParticipant into the stored one, with
+ * the documented surprises (rules 2 and 3); the v2 operations take only the chat id.
+ */
+
+/** Path of the participant resource under `{chat_prefix}`: GET `?id=<chatParticipantId>`. */
+export const CHAT_PARTICIPANT_PATH = '/ChatParticipant';
+/** The deprecated terminate/reopen operation under `{chat_prefix}`. */
+export const TERMINATE_CHAT_PATH = '/ChatParticipant/terminateChatParticipantChat';
+/**
+ * The v2 operations under `{chat_prefix}` (paths not shown in the documentation; the
+ * emulator's choice): POST `/v2/ChatParticipant/{id}/terminate` and `/v2/ChatParticipant/{id}/reopen`.
+ */
+export const CHAT_V2_PATHS = {
+  terminate: '/v2/ChatParticipant/:id/terminate',
+  reopen: '/v2/ChatParticipant/:id/reopen',
+} as const;
+
+/** String fields merged by rule 1 (non-null given → stored; null or omitted → kept). */
+const MERGED_STRING_FIELDS = [
+  'firstName',
+  'lastName',
+  'fullName',
+  'username',
+  'parentUserId',
+  'email',
+  'subject',
+  'lastMessageTime',
+  'customerLastMessageTime',
+  'conversationStatus',
+  'openedBy',
+  'terminatedBy',
+  'companyName',
+  'accountNumber',
+  'activeFlow',
+  'nodeName',
+  'botName',
+  'timezone',
+  'gstn',
+  'ctn',
+] as const satisfies readonly (keyof EmulatorChatParticipant)[];
+
+/**
+ * Booleans outside rule 3. The documentation does not say how they merge; the emulator treats
+ * them like rule 1: a non-null value is stored, null or omitted keeps the stored one.
+ */
+const MERGED_BOOLEAN_FIELDS = ['unread', 'rated', 'expectingRating'] as const;
+
+/** The ChatParticipant body of terminateChatParticipantChat, validated. */
+export type TerminateRequest = z.output<typeof chatParticipantTerminateSchema>;
+
+/** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
+export function participantOfClient(
+  state: EmulatorState,
+  clientId: string,
+  id: string,
+  field = 'id',
+): EmulatorChatParticipant {
+  const participant = state.chatParticipants.get(id);
+  if (participant?.clientId !== clientId) throw new NotFoundError(`No chat participant ${id}`, { field });
+  return participant;
+}
+
+/** Renders a stored participant (assignedTo/lastAssignedAgent as SystemUser objects). */
+export function toChatParticipant(
+  state: EmulatorState,
+  participant: EmulatorChatParticipant,
+): ChatParticipant {
+  return renderChatParticipant(participant, (userId) => {
+    const user = state.users.get(userId);
+    return user === undefined ? null : toSystemUser(state, user);
+  });
+}
+
+/** Rating widgets triggered so far, oldest first (optionally for one participant). */
+export function ratingWidgetTriggers(
+  state: EmulatorState,
+  chatParticipantId?: string,
+): RatingWidgetTrigger[] {
+  return [...state.ratingWidgets.values()].filter(
+    (trigger) => chatParticipantId === undefined || trigger.chatParticipantId === chatParticipantId,
+  );
+}
+
+function agentOfClient(state: EmulatorState, clientId: string, id: string, field: string): EmulatorUser {
+  const user = state.users.get(id);
+  if (user?.clientId !== clientId) throw new NotFoundError(`No user ${id} for this client`, { field });
+  return user;
+}
+
+/** 409 when reopening would give the customer a second open chat on the same number. */
+function assertReopenable(state: EmulatorState, participant: EmulatorChatParticipant): void {
+  const open = findOpenChatParticipant(state, participant.numberId, participant.sender);
+  if (open !== undefined && open.id !== participant.id) {
+    throw new ConflictError(
+      `Cannot reopen chat ${participant.id}: the customer already has an open chat (${open.id}) on this number`,
+      { details: { openChatParticipantId: open.id } },
+    );
+  }
+}
+
+/**
+ * Closure side effects of an open → closed transition: terminatedBy is the actor; with
+ * sendRatingWidget true (rule 5) assignedTo moves to lastAssignedAgent, expectingRating
+ * becomes true and a rating widget is recorded.
+ */
+function onTerminated(
+  state: EmulatorState,
+  participant: EmulatorChatParticipant,
+  actor: EmulatorUser,
+  operation: RatingWidgetTrigger['operation'],
+  now: Date,
+): void {
+  participant.terminatedBy = actor.email;
+  if (!participant.sendRatingWidget) return;
+  if (participant.assignedTo !== null) {
+    participant.lastAssignedAgent = participant.assignedTo;
+    participant.assignedTo = null;
+  }
+  participant.expectingRating = true;
+  const trigger: RatingWidgetTrigger = {
+    id: randomUUID(),
+    chatParticipantId: participant.id,
+    agentId: participant.lastAssignedAgent,
+    triggeredBy: actor.email,
+    operation,
+    time: now.toISOString(),
+  };
+  state.ratingWidgets.set(trigger.id, trigger);
+}
+
+/**
+ * terminateChatParticipantChat, merge rules 1–5 applied to `participant` in place:
+ *
+ * 1. Non-null string and object fields are merged; null or omitted ones are preserved.
+ * 2. assignedTo omitted or null clears the agent assignment.
+ * 3. conversationClosed, missedConversation, afterHoursConversation, sendRatingWidget and
+ *    chatBotConversation are copied; omitted (or null) becomes false — so a body without
+ *    conversationClosed reopens the chat.
+ * 4. (Usage) fetch, toggle conversationClosed, send the whole object back.
+ * 5. On the open → closed transition with sendRatingWidget true, after the merge: assignedTo
+ *    moves to lastAssignedAgent, expectingRating becomes true, the rating widget is triggered.
+ *
+ * Fields the emulator keeps as its own (the participant's identity and routing): id,
+ * clientRef, messagingClientNumber, sender, phoneNumber, userId, createdTime. Everything is
+ * validated before anything changes, so a 4xx leaves the participant untouched.
+ */
+export function applyTerminateRequest(
+  state: EmulatorState,
+  participant: EmulatorChatParticipant,
+  request: TerminateRequest,
+  actor: EmulatorUser,
+  now: Date,
+): void {
+  const wasClosed = participant.conversationClosed;
+  const willBeClosed = request.conversationClosed ?? false;
+  // validate first
+  if (typeof request.team === 'string' && state.teams.get(request.team)?.clientId !== participant.clientId) {
+    throw new BadRequestError(`team: no team ${request.team} for this client`, { field: 'team' });
+  }
+  const assigned =
+    request.assignedTo == null
+      ? null
+      : agentOfClient(state, participant.clientId, request.assignedTo.id, 'assignedTo.id');
+  const lastAssigned =
+    request.lastAssignedAgent == null
+      ? undefined
+      : agentOfClient(state, participant.clientId, request.lastAssignedAgent.id, 'lastAssignedAgent.id');
+  if (wasClosed && !willBeClosed) assertReopenable(state, participant);
+
+  // rule 1: non-null strings and objects merge, null/omitted are preserved
+  for (const field of MERGED_STRING_FIELDS) {
+    const value = request[field];
+    if (typeof value === 'string') participant[field] = value;
+  }
+  if (typeof request.team === 'string') participant.team = request.team;
+  if (typeof request.channel === 'string') participant.channel = request.channel;
+  if (lastAssigned !== undefined) participant.lastAssignedAgent = lastAssigned.id;
+  for (const field of MERGED_BOOLEAN_FIELDS) {
+    const value = request[field];
+    if (typeof value === 'boolean') participant[field] = value;
+  }
+  // rule 2: assignedTo omitted or null clears the assignment (no move to lastAssignedAgent)
+  participant.assignedTo = assigned === null ? null : assigned.id;
+  // rule 3: the five booleans are always copied; omitted or null is false
+  for (const flag of ALWAYS_COPIED_PARTICIPANT_FLAGS) participant[flag] = request[flag] ?? false;
+
+  if (!wasClosed && willBeClosed)
+    onTerminated(state, participant, actor, 'terminateChatParticipantChat', now);
+  if (wasClosed && !willBeClosed) participant.openedBy = actor.email;
+}
+
+/**
+ * Live chat under `{chat_prefix}`:
+ * - GET `/ChatParticipant?id=<chatParticipantId>`: one participant (400 without id, 404 unknown).
+ * - PUT `/ChatParticipant/terminateChatParticipantChat` (deprecated): merge rules 1–5; answers
+ *   200 with the updated ChatParticipant (the documented response body is not shown).
+ * - POST `/v2/ChatParticipant/{id}/terminate` and `/v2/ChatParticipant/{id}/reopen`: only the id;
+ *   the actor (terminatedBy/openedBy) comes from the API key; 409 ILLEGAL_TRANSITION when the
+ *   chat is already closed/open. v2 terminate triggers the rating widget when the stored
+ *   sendRatingWidget is true.
+ */
+export const liveChatRoutes: RouteGroup = (router, context) => {
+  const { state, prefixes } = context;
+  const now = (): Date => context.now();
+  router.add({
+    method: 'GET',
+    path: joinPath(prefixes.chat, CHAT_PARTICIPANT_PATH),
+    auth: true,
+    handler({ auth, query }) {
+      const id = query.get('id');
+      if (id === null || id === '') {
+        throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
+      }
+      return { status: 200, body: toChatParticipant(state, participantOfClient(state, auth.client.id, id)) };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: joinPath(prefixes.chat, TERMINATE_CHAT_PATH),
+    auth: true,
+    handler({ auth, body }) {
+      const request = parseBody(chatParticipantTerminateSchema, body);
+      const participant = participantOfClient(state, auth.client.id, request.id);
+      applyTerminateRequest(state, participant, request, auth.user, now());
+      return { status: 200, body: toChatParticipant(state, participant) };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: joinPath(prefixes.chat, CHAT_V2_PATHS.terminate),
+    auth: true,
+    handler({ auth, params }) {
+      const participant = participantOfClient(state, auth.client.id, params.id ?? '');
+      if (participant.conversationClosed) {
+        throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
+      }
+      participant.conversationClosed = true;
+      onTerminated(state, participant, auth.user, 'terminateV2', now());
+      return { status: 200, body: toChatParticipant(state, participant) };
+    },
+  });
+
+  router.add({
+    method: 'POST',
+    path: joinPath(prefixes.chat, CHAT_V2_PATHS.reopen),
+    auth: true,
+    handler({ auth, params }) {
+      const participant = participantOfClient(state, auth.client.id, params.id ?? '');
+      if (!participant.conversationClosed) {
+        throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
+      }
+      assertReopenable(state, participant);
+      participant.conversationClosed = false;
+      participant.openedBy = auth.user.email;
+      return { status: 200, body: toChatParticipant(state, participant) };
+    },
+  });
+};
