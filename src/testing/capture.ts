@@ -3,27 +3,10 @@ import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
+import { WEBHOOK_TYPES } from '../schemas/index.js';
 
-/**
- * One received webhook request as the receiver's `capture` option hands it over: called once per
- * request whose body was read, before validation, so invalid payloads are captured too.
- */
-export interface CaptureRecord {
-  /** When the request arrived, ISO 8601. */
-  readonly receivedAt: string;
-  /** Path below the router's mount point, token segment stripped (e.g. `/chatbot`). */
-  readonly path: string;
-  /** The webhook type from the path; undefined on the auto-detecting endpoint. */
-  readonly type: WebhookType | undefined;
-  /** Request headers, lower-case names, secrets removed (authorization, cookie, the token header). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The raw body, utf8: replaying it sends the very bytes the platform sent. */
-  readonly body: string;
-}
-
-/** The receiver's `capture` option: a synchronous sink that must not block the acknowledgement. */
-export type CaptureSink = (record: CaptureRecord) => void;
+export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 
 /** Masking applied by {@link createJsonlCapture} before a record is written. */
 export interface CaptureRedaction {

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+/**
+ * The `messaging-webhooks` command line: `emulator`, `replay`, `validate` and `demo`.
+ * Bad input (a missing file, an unreachable URL, a bad argument) ends with one `error:` line
+ * and a non-zero exit, never a stack trace.
+ *
+ * @packageDocumentation
+ */
+import { main } from './program.js';
+import { messageOf, processIo } from './output.js';
+
+const io = processIo();
+process.on('unhandledRejection', (reason) => {
+  io.err(`error: ${messageOf(reason)}`);
+  process.exit(1);
+});
+main(process.argv, io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    io.err(`error: ${messageOf(error)}`);
+    process.exitCode = 1;
+  },
+);

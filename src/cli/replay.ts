@@ -1,0 +1,140 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { readCapture } from '../testing/capture.js';
+import { replay, type ReplayItemReport, type ReplayPacing, type ReplayReport } from '../testing/replay.js';
+import { CliError, type CliIo } from './output.js';
+
+/** Options of the `replay` command (as commander hands them over). */
+export interface ReplayCommandOptions {
+  readonly to: string;
+  readonly token?: string | undefined;
+  /** `none`, `original` or a factor (2 = twice as fast as captured). */
+  readonly speed?: string | undefined;
+  /** Per-request timeout, milliseconds. */
+  readonly timeout?: string | undefined;
+}
+
+/** Reads `--speed`: 'none', 'original' (or 1) or a positive factor. */
+export function parseSpeed(value: string | undefined): ReplayPacing {
+  if (value === undefined || value === 'none' || value === 'max') return 'none';
+  if (value === 'original') return 'original';
+  const factor = Number(value);
+  if (!Number.isFinite(factor) || factor <= 0) {
+    throw new CliError(`--speed: expected none, original or a positive number, got ${JSON.stringify(value)}`);
+  }
+  return factor;
+}
+
+function parseUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(
+      `--to: expected an http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(value)}`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CliError(`--to: expected an http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  return url;
+}
+
+function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return 10_000;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new CliError(`--timeout: expected milliseconds > 0, got ${JSON.stringify(value)}`);
+  return ms;
+}
+
+/** Counts the non-blank lines of a file (the progress bar's total); the file is known to open. */
+async function countLines(file: string): Promise<number> {
+  let count = 0;
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) if (line.trim() !== '') count += 1;
+  return count;
+}
+
+const BAR_WIDTH = 28;
+
+function bar(done: number, total: number, ok: number, failed: number): string {
+  const filled = total === 0 ? BAR_WIDTH : Math.round((done / total) * BAR_WIDTH);
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${done}/${total}  ok ${ok}  failed ${failed}`;
+}
+
+function itemLine(item: ReplayItemReport, done: number, total: number): string {
+  const where = item.line === undefined ? `#${item.index + 1}` : `line ${item.line}`;
+  const what = item.path === undefined ? '' : ` ${item.type ?? 'unknown'} ${item.path}`;
+  const outcome = item.ok
+    ? `${item.status ?? ''} ${item.latencyMs ?? 0} ms`
+    : `FAILED: ${item.error ?? 'unknown error'}`;
+  return `${done}/${total} ${where}${what} → ${outcome}`;
+}
+
+/**
+ * The `replay` command: sends every captured payload of `file` to `--to` in order, with a
+ * progress bar on a terminal (a line per item otherwise), then a summary. Stops at the first
+ * item the target did not answer (unreachable URL). Resolves with the report; the caller exits
+ * non-zero when anything failed.
+ */
+export async function replayCommand(
+  file: string,
+  options: ReplayCommandOptions,
+  io: CliIo,
+): Promise<ReplayReport> {
+  const target = parseUrl(options.to);
+  const pacing = parseSpeed(options.speed);
+  const timeoutMs = parseTimeout(options.timeout);
+  // Opening the file first turns a missing file into one clear error before anything is sent.
+  const probe = readCapture(file);
+  await probe.next();
+  await probe.return(undefined);
+  const total = await countLines(file);
+  let ok = 0;
+  let failed = 0;
+  const report = await replay(file, target, {
+    pacing,
+    timeoutMs,
+    stopOn: 'network-error',
+    ...(options.token === undefined ? {} : { token: options.token }),
+    onProgress(item, { done }) {
+      if (item.ok) ok += 1;
+      else failed += 1;
+      if (io.isTty) {
+        io.status(bar(done, total, ok, failed));
+        if (!item.ok) {
+          io.status('');
+          io.out(itemLine(item, done, total));
+          io.status(bar(done, total, ok, failed));
+        }
+      } else {
+        io.out(itemLine(item, done, total));
+      }
+    },
+  });
+  if (io.isTty) io.status(`${bar(report.items.length, total, ok, failed)}\n`);
+
+  const statuses = new Map<string, number>();
+  for (const item of report.items) {
+    const key =
+      item.status === undefined
+        ? item.path === undefined
+          ? 'unreadable'
+          : 'no answer'
+        : String(item.status);
+    statuses.set(key, (statuses.get(key) ?? 0) + 1);
+  }
+  const breakdown = [...statuses].map(([key, count]) => `${key}: ${count}`).join(', ');
+  io.out(
+    `Replayed ${report.sent} of ${total} to ${target.href}: ${report.succeeded} ok, ${report.failed} failed` +
+      `${breakdown === '' ? '' : ` (${breakdown})`} in ${report.durationMs} ms`,
+  );
+  const unanswered = report.items.find((item) => item.path !== undefined && item.status === undefined);
+  if (report.stopped && unanswered !== undefined) {
+    throw new CliError(
+      `${unanswered.error ?? 'no answer'}; stopped after ${report.items.length} of ${total}`,
+    );
+  }
+  return report;
+}
