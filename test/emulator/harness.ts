@@ -111,19 +111,28 @@ export async function startHarness(
       ...receiverOptions,
     });
   };
-  const routerA = routerFor('a');
-  const routerB = routerFor('b');
+  // fresh receivers per reset (their dedupe memory must not leak between tests), one server
+  let routerA = routerFor('a');
+  let routerB = routerFor('b');
   const app = express();
-  app.use('/a', routerA);
-  app.use('/b', routerB);
+  app.use('/a', (req, res, next) => routerA(req, res, next));
+  app.use('/b', (req, res, next) => routerB(req, res, next));
   const server = await listen(app);
   const receiverUrl = urlOf(server);
   const emulator = createEmulator({ retry: { attempts: 1 }, clock: T0, ...options });
   const api = (): request.Agent => request.agent(emulator.listener);
+  const settle = async (): Promise<void> => {
+    await emulator.idle();
+    await Promise.all([routerA.idle(), routerB.idle()]);
+  };
   return {
     emulator,
-    routerA,
-    routerB,
+    get routerA() {
+      return routerA;
+    },
+    get routerB() {
+      return routerB;
+    },
     receiverUrl,
     calls,
     urls(mount) {
@@ -144,14 +153,14 @@ export async function startHarness(
       }
       return response.body as Record<string, unknown>;
     },
-    async settle() {
-      await emulator.idle();
-      await Promise.all([routerA.idle(), routerB.idle()]);
-    },
+    settle,
     async reset() {
-      await this.settle();
+      await settle();
       emulator.reset();
       calls.length = 0;
+      await Promise.all([routerA.close(), routerB.close()]);
+      routerA = routerFor('a');
+      routerB = routerFor('b');
     },
     async close() {
       await emulator.close();
