@@ -1,0 +1,132 @@
+import type { z } from 'zod';
+
+/** Machine-readable codes of the client's errors. */
+export type PlatformErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'HTTP_ERROR'
+  | 'INVALID_RESPONSE'
+  | 'NETWORK_ERROR';
+
+/** Options of every client error. */
+export interface PlatformErrorOptions {
+  /** HTTP status of the response; 0 when none was received. */
+  readonly status: number;
+  /** Response body: parsed JSON, the raw text when it was not JSON, or undefined when empty. */
+  readonly body: unknown;
+  /** Method and URL of the request. */
+  readonly request: { readonly method: string; readonly url: string };
+  readonly cause?: unknown;
+}
+
+/**
+ * Base class of every error the platform client throws. `code` tells the kind; `status` and
+ * `body` are the response's (the platform's error body is `{ status: "ERROR", message,
+ * requestId, timestamp }`; see {@link errorMessageOf}).
+ */
+export abstract class PlatformError extends Error {
+  abstract readonly code: PlatformErrorCode;
+  override readonly name: string = 'PlatformError';
+  readonly status: number;
+  readonly body: unknown;
+  readonly request: { readonly method: string; readonly url: string };
+
+  constructor(message: string, options: PlatformErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status;
+    this.body = options.body;
+    this.request = options.request;
+  }
+}
+
+/** 400: the platform refused the request body or query (the emulator names the field in `body.field`). */
+export class PlatformBadRequestError extends PlatformError {
+  readonly code = 'BAD_REQUEST';
+  override readonly name = 'PlatformBadRequestError';
+}
+
+/** 401: missing, unknown or signed-out API key. */
+export class PlatformUnauthorizedError extends PlatformError {
+  readonly code = 'UNAUTHORIZED';
+  override readonly name = 'PlatformUnauthorizedError';
+}
+
+/** 403: e.g. a number not linked to your client, or getCurrentClientUsers without SUPERVISOR. */
+export class PlatformForbiddenError extends PlatformError {
+  readonly code = 'FORBIDDEN';
+  override readonly name = 'PlatformForbiddenError';
+}
+
+/** 404: unknown id or path. */
+export class PlatformNotFoundError extends PlatformError {
+  readonly code = 'NOT_FOUND';
+  override readonly name = 'PlatformNotFoundError';
+}
+
+/** 409: e.g. a second client default webhook configuration. */
+export class PlatformConflictError extends PlatformError {
+  readonly code = 'CONFLICT';
+  override readonly name = 'PlatformConflictError';
+}
+
+/** Any other non-2xx status. */
+export class PlatformHttpError extends PlatformError {
+  readonly code = 'HTTP_ERROR';
+  override readonly name = 'PlatformHttpError';
+}
+
+/** A 2xx response whose body does not match the documented shape. */
+export class PlatformResponseValidationError extends PlatformError {
+  readonly code = 'INVALID_RESPONSE';
+  override readonly name = 'PlatformResponseValidationError';
+  /** The zod issues. */
+  readonly issues: readonly z.core.$ZodIssue[];
+
+  constructor(
+    message: string,
+    options: PlatformErrorOptions & { readonly issues: readonly z.core.$ZodIssue[] },
+  ) {
+    super(message, options);
+    this.issues = options.issues;
+  }
+}
+
+/** No response: connection refused, DNS failure, aborted (`status` is 0). */
+export class PlatformNetworkError extends PlatformError {
+  readonly code = 'NETWORK_ERROR';
+  override readonly name = 'PlatformNetworkError';
+}
+
+/** The `message` of a platform error body, when it has one. */
+export function errorMessageOf(body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && 'message' in body) {
+    const { message } = body;
+    return typeof message === 'string' ? message : undefined;
+  }
+  return undefined;
+}
+
+/** Maps a non-2xx response to its error class. */
+export function errorForStatus(options: PlatformErrorOptions): PlatformError {
+  const detail = errorMessageOf(options.body);
+  const message = `${options.request.method} ${options.request.url} answered ${options.status}${
+    detail === undefined ? '' : `: ${detail}`
+  }`;
+  switch (options.status) {
+    case 400:
+      return new PlatformBadRequestError(message, options);
+    case 401:
+      return new PlatformUnauthorizedError(message, options);
+    case 403:
+      return new PlatformForbiddenError(message, options);
+    case 404:
+      return new PlatformNotFoundError(message, options);
+    case 409:
+      return new PlatformConflictError(message, options);
+    default:
+      return new PlatformHttpError(message, options);
+  }
+}
