@@ -1,0 +1,157 @@
+import http from 'node:http';
+import { Redis } from 'ioredis';
+import { createBullMQDispatcher, createWorker, type WebhookWorker } from '../../src/redis/index.js';
+import {
+  chatbotEvent,
+  cleanUp,
+  describeWithRedis,
+  pool,
+  post,
+  SHARED_REDIS_PORT,
+  startReceiver,
+  uniqueName,
+  waitFor,
+  type ReceiverProcess,
+} from './helpers.js';
+
+const { describe: describeRedis, unreachable } = await describeWithRedis();
+
+const EVENTS = 5000;
+const KILL_AFTER = 2000; // answers received before the SIGKILL: well inside the burst
+const PARTITIONS = 4;
+
+describeRedis('crash: a receiver killed with SIGKILL in the middle of a burst', () => {
+  const queueName = uniqueName('crash');
+  const dedupePrefix = `${queueName}:dedupe:`;
+  const runsKey = `${queueName}:runs`;
+  const connection = { host: '127.0.0.1', port: SHARED_REDIS_PORT };
+  let redis: Redis;
+  const receivers: ReceiverProcess[] = [];
+  const workers: WebhookWorker[] = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  /** A worker that records each callback run in Redis, so runs are counted across processes. */
+  function startRecordingWorker(): WebhookWorker {
+    const worker = createWorker({
+      connection,
+      queueName,
+      partitions: PARTITIONS,
+      handlers: {
+        onChatbot: async (event) => {
+          await redis.hincrby(runsKey, event.eventId, 1);
+        },
+      },
+    });
+    workers.push(worker);
+    return worker;
+  }
+
+  beforeAll(() => {
+    if (unreachable) throw new Error(unreachable);
+    redis = new Redis(connection);
+  });
+
+  afterAll(async () => {
+    agent.destroy();
+    await Promise.all(receivers.map((receiver) => receiver.stop('SIGKILL')));
+    await Promise.all(workers.map((worker) => worker.close(2000)));
+    if (redis) {
+      await cleanUp(redis, queueName, dedupePrefix);
+      await redis.del(runsKey);
+      redis.disconnect();
+    }
+  });
+
+  it('runs every event that got a 200 exactly once after a worker restart, and redelivered in-flight events once', async () => {
+    const events = Array.from({ length: EVENTS }, (_, i) => chatbotEvent(`${queueName}-evt-${i}`));
+    const config = {
+      redisPort: SHARED_REDIS_PORT,
+      queueName,
+      partitions: PARTITIONS,
+      dedupePrefix,
+      leaseMs: 1500,
+    };
+    const first = await startReceiver(config);
+    receivers.push(first);
+    const firstWorker = startRecordingWorker();
+
+    const t0 = Date.now();
+    const lap = (what: string): void => void process.stdout.write(`${what}: ${Date.now() - t0} ms\n`);
+    const status = new Map<string, number | 'error'>();
+    const inFlightAtKill: typeof events = [];
+    let answered = 0;
+    let killed: Promise<void> | undefined;
+    await pool(events, 64, async (event) => {
+      const sentBeforeKill = killed === undefined;
+      const result = await post(agent, first.port, '/chatbot', event);
+      status.set(event.eventId, result.status);
+      if (sentBeforeKill && result.status !== 200) inFlightAtKill.push(event);
+      answered += 1;
+      if (answered === KILL_AFTER) killed = first.stop('SIGKILL');
+    });
+    await killed;
+    lap('burst');
+    expect(first.child.signalCode).toBe('SIGKILL');
+
+    const acked = events.filter((event) => status.get(event.eventId) === 200).map((event) => event.eventId);
+    const unanswered = events.filter((event) => status.get(event.eventId) !== 200);
+    expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER - 64);
+    expect(unanswered.length).toBeGreaterThan(0); // the kill really cut the burst
+
+    // The worker is restarted: the first one stops gracefully, a new one drains the queues.
+    await firstWorker.close(5000);
+    lap('worker closed');
+    startRecordingWorker();
+    const dispatcher = createBullMQDispatcher({ connection, queueName, partitions: PARTITIONS });
+    try {
+      const drained = await waitFor(async () => {
+        const runs = await redis.hgetall(runsKey);
+        return acked.every((id) => runs[id] !== undefined);
+      }, 20_000);
+      expect(drained).toBe(true);
+      await dispatcher.idle();
+    } finally {
+      await dispatcher.close();
+    }
+    lap('drained');
+    const runs = await redis.hgetall(runsKey);
+    const lost = acked.filter((id) => runs[id] === undefined);
+    const twice = Object.entries(runs).filter(([, count]) => Number(count) !== 1);
+    expect(lost).toEqual([]);
+    expect(twice).toEqual([]);
+    const ranAfterCrash = Object.keys(runs).length;
+
+    // The sender retries what was in flight when the receiver died: a fresh receiver accepts
+    // each once, whether the dead instance had claimed it (the lease runs out) or queued it.
+    const second = await startReceiver(config);
+    receivers.push(second);
+    let retries = 0;
+    await pool(inFlightAtKill, 32, async (event) => {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const result = await post(agent, second.port, '/chatbot', event);
+        if (result.status === 200) return;
+        retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      throw new Error(`event ${event.eventId} never got a 200`);
+    });
+    lap('redelivered');
+    const expected = new Set([...acked, ...inFlightAtKill.map((event) => event.eventId)]);
+    const all = await waitFor(async () => {
+      const runs = await redis.hgetall(runsKey);
+      return [...expected].every((id) => runs[id] !== undefined);
+    }, 20_000);
+    expect(all).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a late duplicate would show now
+    const final = await redis.hgetall(runsKey);
+    expect(Object.values(final).filter((count) => count !== '1')).toEqual([]);
+
+    process.stdout.write(
+      `crash test: burst of ${EVENTS} distinct events, SIGKILL after ${KILL_AFTER} answers; ` +
+        `${acked.length} got 200, ${unanswered.length} got none (${inFlightAtKill.length} in flight); ` +
+        `after the worker restart ${ranAfterCrash} ran: all ${acked.length} acked exactly once, ` +
+        `0 lost, 0 twice; the ${inFlightAtKill.length} in flight, redelivered (${retries} retries), ` +
+        `ran once each; ${Object.keys(final).length} callbacks in all, none twice\n`,
+    );
+  }, 60_000);
+});
