@@ -124,6 +124,14 @@ async function scenarioThroughput(load) {
     `\n## 1. Throughput and latency, ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SECONDS} s per cell`,
   );
   const kinds = ['express-bare', 'express-router', 'node-raw', 'node-handler'];
+  // The cost ladder from raw node:http to createNodeHandler, run on chatbot events only: the
+  // library's body reader and answer writer alone, then the pipeline without callbacks (parse,
+  // validate, ack), then with callbacks but no dedupe; node-raw and node-handler are its ends.
+  const ladder = {
+    'node-readbody': { kind: 'node-readbody' },
+    'handler:no-callbacks': { kind: 'node-handler', variant: 'no-callbacks' },
+    'handler:no-dedupe': { kind: 'node-handler', variant: 'no-dedupe' },
+  };
   const servers = {};
   for (const kind of kinds) {
     const nodeArgs =
@@ -132,11 +140,15 @@ async function scenarioThroughput(load) {
         : [];
     servers[kind] = await server({ kind, callbacks: 'instant' }, nodeArgs);
   }
+  for (const [name, config] of Object.entries(ladder)) {
+    servers[name] = await server({ ...config, callbacks: 'instant' });
+  }
   const runs = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const type of WEBHOOK_TYPES) {
       // Alternate the order per round so that drift in the machine's load does not favour a kind.
-      const order = round % 2 === 1 ? kinds : [...kinds].reverse();
+      const these = type === 'chatbot' ? [...kinds, ...Object.keys(ladder)] : kinds;
+      const order = round % 2 === 1 ? these : [...these].reverse();
       for (const kind of order) {
         const path = `/webhooks/${WEBHOOK_PATHS[type]}`;
         if (round === 1)
@@ -153,7 +165,7 @@ async function scenarioThroughput(load) {
     }
   }
   process.stdout.write('\n');
-  for (const kind of kinds) await stop(servers[kind]);
+  for (const started of Object.values(servers)) await stop(started);
 
   const cell = (kind, type) => {
     const mine = runs.filter((run) => run.kind === kind && run.type === type);
@@ -250,6 +262,66 @@ async function scenarioThroughput(load) {
       `geometric mean over the five types; worst type ${worst.toFixed(2)}×; by server CPU per request ${overallCpu.toFixed(2)}×`,
     );
   }
+  const ladderCells = ['node-raw', ...Object.keys(ladder), 'node-handler'].map((kind) =>
+    cell(kind, 'chatbot'),
+  );
+  log('\nCost ladder, chatbot, raw node:http → createNodeHandler (server CPU µs per request):');
+  log(
+    table(
+      ['server', 'what it adds', 'req/s', 'p99 ms', 'CPU µs/req', '+ CPU µs'],
+      ladderCells.map((c, i) => [
+        c.kind,
+        {
+          'node-raw': 'collect chunks, JSON.parse, writeHead + end',
+          'node-readbody': "the library's readBody() and send() instead",
+          'handler:no-callbacks': 'pipeline: head, parse, validate, ack (no callback registered)',
+          'handler:no-dedupe': 'enqueue + run an instant callback',
+          'node-handler': 'dedupe (the full receiver)',
+        }[c.kind],
+        int(c.requestsPerSec),
+        fixed(c.p99),
+        int(c.cpuUs),
+        i === 0 ? '' : int(c.cpuUs - ladderCells[i - 1].cpuUs),
+      ]),
+    ),
+  );
+  // Where the receiver's time goes: the pipeline in-process, stage by stage (bench/stages.js).
+  const stagesProc = await child('stages.js', { cpu: SERVER_CPU, name: 'stages' });
+  const stages = await stagesProc.call('stages', { count: quick ? 1000 : 3000 }, 300_000);
+  await stop(stagesProc);
+  log('\nIn-process pipeline cost, µs per request (no sockets; least of 5 interleaved repetitions):');
+  log(
+    table(
+      [
+        'type',
+        'JSON.parse',
+        'zod validate',
+        'head()',
+        'head+accept, no callback',
+        '+ enqueue & run',
+        '+ dedupe',
+        'total',
+        'HTTP handler − raw (CPU µs)',
+      ],
+      WEBHOOK_TYPES.map((type) => {
+        const s = stages[type];
+        const handler = cells.find((c) => c.kind === 'node-handler' && c.type === type);
+        const raw = cells.find((c) => c.kind === 'node-raw' && c.type === type);
+        return [
+          type,
+          fixed(s.jsonParse, 1),
+          fixed(s.validate, 1),
+          fixed(s.head, 1),
+          fixed(s.acceptNoCallback, 1),
+          fixed(s.acceptDedupeOff - s.acceptNoCallback, 1),
+          fixed(s.acceptFull - s.acceptDedupeOff, 1),
+          fixed(s.acceptFull, 1),
+          int(handler.cpuUs - raw.cpuUs),
+        ];
+      }),
+    ),
+  );
+  log(`(one pino child logger per job, as the callback context makes: ${fixed(stages.childLogger, 1)} µs)`);
   results.scenarios.throughput = {
     cells,
     runs: runs.map(({ serverStats, ...run }) => ({ ...run, serverStats })),
@@ -260,7 +332,7 @@ async function scenarioThroughput(load) {
 // Scenario 2: ack latency while callbacks take 30 s, and 503s once the bounded queue is full.
 
 async function scenarioSlowCallbacks(load) {
-  const seconds = quick ? 1 : 3;
+  const seconds = SECONDS;
   const conversations = 1000;
   log(
     `\n## 2. Ack latency with 30-second callbacks (router in Express, chatbot, ${conversations} conversations, ${seconds} s per run)`,
@@ -404,7 +476,7 @@ async function scenarioDedupe() {
 // Scenario 4: emulator fan-out.
 
 async function scenarioEmulator() {
-  const seconds = quick ? 1 : 3;
+  const seconds = SECONDS;
   log(`\n## 4. Emulator fan-out (deliveries/s to a receiver in another process, ${seconds} s per receiver)`);
   if (!existsSync(new URL('../dist/emulator/index.js', import.meta.url))) {
     results.scenarios.emulator = { skipped: 'dist/emulator/index.js not built' };
@@ -481,7 +553,7 @@ async function startRedis() {
 }
 
 async function scenarioRedis(load) {
-  const seconds = quick ? 1 : 3;
+  const seconds = SECONDS;
   log(`\n## 5. Redis/BullMQ mode vs in-memory (router in Express, chatbot, ${seconds} s per run)`);
   if (!existsSync(new URL('../dist/redis/index.js', import.meta.url))) {
     results.scenarios.redis = { skipped: 'dist/redis/index.js not built (src/redis has not landed)' };
@@ -582,11 +654,21 @@ async function main() {
       .join(' ')}`,
   );
   const load = await child('load.js', { cpu: LOAD_CPU, name: 'load' });
-  if (wanted(1)) await scenarioThroughput(load);
-  if (wanted(2)) await scenarioSlowCallbacks(load);
-  if (wanted(3)) await scenarioDedupe();
-  if (wanted(4)) await scenarioEmulator();
-  if (wanted(5)) await scenarioRedis(load);
+  const scenarios = [
+    () => scenarioThroughput(load),
+    () => scenarioSlowCallbacks(load),
+    () => scenarioDedupe(),
+    () => scenarioEmulator(),
+    () => scenarioRedis(load),
+  ];
+  results.scenarioSeconds = {};
+  for (const [index, scenario] of scenarios.entries()) {
+    if (!wanted(index + 1)) continue;
+    const t0 = Date.now();
+    await scenario();
+    results.scenarioSeconds[index + 1] = (Date.now() - t0) / 1000;
+    log(`(scenario ${index + 1}: ${results.scenarioSeconds[index + 1].toFixed(0)} s)`);
+  }
   await stop(load);
 
   if (PROFILE && existsSync(profileDir)) {
@@ -632,6 +714,13 @@ async function main() {
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`\n${results.elapsedSec.toFixed(0)} s; results written to ${file}`);
 }
+
+// The whole bench must stay within 5 minutes: past that, stop every child and fail.
+const WATCHDOG_MS = 300_000;
+setTimeout(() => {
+  console.error(`bench: still running after ${WATCHDOG_MS / 1000} s; stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS).unref();
 
 const interrupt = () => {
   void stopAll().finally(() => process.exit(130));

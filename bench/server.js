@@ -25,7 +25,10 @@ function callbacks() {
 }
 
 async function receiverOptions() {
-  const options = { ...callbacks() };
+  // Variants for the cost ladder: no callback registered (parse + validate + ack only), or
+  // callbacks without deduplication.
+  const options = config.variant === 'no-callbacks' ? {} : { ...callbacks() };
+  if (config.variant === 'no-dedupe') options.dedupe = false;
   if (config.maxQueueSize !== undefined) options.maxQueueSize = config.maxQueueSize;
   if (config.concurrency !== undefined) options.concurrency = config.concurrency;
   if (config.redisPath !== undefined) {
@@ -82,6 +85,23 @@ switch (config.kind) {
         });
         res.end(ACK);
       });
+    });
+    break;
+  }
+  case 'node-readbody': {
+    // The library's own body reader and answer writer around a bare JSON.parse: the HTTP part of
+    // createNodeHandler without the pipeline.
+    const { readBody } = await import('../dist/index.js');
+    const { send } = await import('../dist/receiver/handle.js');
+    const answer = { status: 200, headers: {}, body: ACK };
+    server = http.createServer((req, res) => {
+      readBody(req, 1_048_576).then(
+        (body) => {
+          JSON.parse(body.toString('utf8'));
+          send(res, answer);
+        },
+        () => send(res, { status: 400, headers: {}, body: '{}' }),
+      );
     });
     break;
   }
