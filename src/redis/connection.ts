@@ -83,3 +83,17 @@ export async function checkEvictionPolicy(client: Redis, logger: Logger): Promis
   }
   return policy;
 }
+
+/** Closes a client this library opened: QUIT when connected, else drop the socket. */
+export async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
+  }
+}

@@ -6,6 +6,7 @@ import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
   logClientErrors,
@@ -153,11 +154,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
     ready: () => firstReady,
     async close() {
       if (!owned) return;
-      try {
-        await client.quit();
-      } catch {
-        client.disconnect();
-      }
+      await closeClient(client);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '.
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
   logClientErrors,
@@ -153,11 +154,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       ]);
       clearTimeout(timer);
       await Promise.allSettled(queues.map((queue) => queue.close()));
-      try {
-        await client.quit();
-      } catch {
-        client.disconnect();
-      }
+      await closeClient(client);
       return drained;
     },
     counts(): DispatcherCounts {

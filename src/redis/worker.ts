@@ -8,6 +8,7 @@ import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
 import {
   checkEvictionPolicy,
+  closeClient,
   createRedisClient,
   logClientErrors,
   waitUntilReady,
@@ -221,11 +222,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
         await Promise.allSettled(workers.map((worker) => worker.close(true)));
       }
       await deadQueue.close().catch(() => undefined);
-      try {
-        await client.quit();
-      } catch {
-        client.disconnect();
-      }
+      await closeClient(client);
       return !cutOff;
     },
     stats: () => stats.snapshot(() => ({ queued: 0, running: 0 })),

@@ -58,7 +58,7 @@ describeRedis('crash: a receiver killed with SIGKILL in the middle of a burst', 
     if (redis) {
       await cleanUp(redis, queueName, dedupePrefix);
       await redis.del(runsKey);
-      redis.disconnect();
+      await redis.quit();
     }
   });
 

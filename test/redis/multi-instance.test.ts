@@ -47,7 +47,7 @@ describeRedis('multi-instance: four receiver processes share one Redis', () => {
     if (redis) {
       await cleanUp(redis, queueName, dedupePrefix);
       await redis.del(runsKey);
-      redis.disconnect();
+      await redis.quit();
     }
   });
 

@@ -137,7 +137,7 @@ describeRedis('outage: a private redis-server is killed and restarted under a li
           `${Math.round(hung.slowest)} ms), ${PER_PHASE} after it resumed (200)\n`,
       );
     } finally {
-      recorder.disconnect();
+      await recorder.quit();
     }
   }, 50_000);
 });
