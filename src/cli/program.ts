@@ -1,12 +1,10 @@
 /** The `messaging-webhooks` program: its commands, options and help. */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { CHATBOT_PAYLOAD_VERSIONS, type ChatbotPayloadVersion } from '../schemas/index.js';
-import { runDemo } from './demo.js';
-import { startEmulatorCommand, type EmulatorCommandOptions } from './emulator.js';
+import type { ChatbotPayloadVersion } from '../schemas/index.js';
+import type { EmulatorCommandOptions } from './emulator.js';
 import { CliError, messageOf, processIo, type CliIo } from './output.js';
-import { replayCommand, type ReplayCommandOptions } from './replay.js';
-import { validateCommand } from './validate.js';
+import type { ReplayCommandOptions } from './replay.js';
 
 function packageVersion(): string {
   try {
@@ -32,6 +30,9 @@ function guarded<A extends unknown[]>(
     }
   };
 }
+
+/** The payload versions (spelled out: importing the schemas would load zod for `--help`). */
+const CHATBOT_PAYLOAD_VERSIONS = ['v1', 'v2'] as const satisfies readonly ChatbotPayloadVersion[];
 
 function parseVersion(value: string | undefined): ChatbotPayloadVersion | undefined {
   if (value === undefined) return undefined;
@@ -72,6 +73,8 @@ export function createProgram(io: CliIo = processIo()): Command {
     )
     .action(
       guarded(io, async (options: EmulatorCommandOptions) => {
+        // Commands load their modules when run, so `--help` does not load the emulator or Express.
+        const { startEmulatorCommand } = await import('./emulator.js');
         const emulator = await startEmulatorCommand(options, io);
         await new Promise<void>((resolve) => {
           const stop = (signal: NodeJS.Signals): void => {
@@ -107,6 +110,7 @@ export function createProgram(io: CliIo = processIo()): Command {
     )
     .action(
       guarded(io, async (file: string, options: ReplayCommandOptions) => {
+        const { replayCommand } = await import('./replay.js');
         const report = await replayCommand(file, options, io);
         if (report.failed > 0) process.exitCode = 1;
       }),
@@ -125,6 +129,7 @@ export function createProgram(io: CliIo = processIo()): Command {
     )
     .action(
       guarded(io, async (file: string, options: { chatbotPayloadVersion?: string; verbose?: boolean }) => {
+        const { validateCommand } = await import('./validate.js');
         const summary = await validateCommand(
           file,
           { chatbotPayloadVersion: parseVersion(options.chatbotPayloadVersion), verbose: options.verbose },
@@ -149,6 +154,7 @@ export function createProgram(io: CliIo = processIo()): Command {
     )
     .action(
       guarded(io, async (options: { capture?: string }) => {
+        const { runDemo } = await import('./demo.js');
         const result = await runDemo({ write: io.out, capture: options.capture });
         if (!result.ok) throw new CliError('the demo did not see what it expected (see the ✗ lines above)');
       }),

@@ -139,9 +139,9 @@ export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
       settleWaiters();
     });
 
-  return Object.assign(capture, {
+  const sink = Object.assign(capture, {
     flush,
-    async close() {
+    async close(): Promise<void> {
       if (!closed) {
         closed = true;
         await flush().catch(() => undefined);
@@ -149,13 +149,12 @@ export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
       }
       if (failure !== undefined) throw failure;
     },
-    get written() {
-      return written;
-    },
-    get dropped() {
-      return dropped;
-    },
   });
+  // Live counters: getters defined on the function (Object.assign would copy their current values).
+  return Object.defineProperties(sink, {
+    written: { get: () => written, enumerable: true },
+    dropped: { get: () => dropped, enumerable: true },
+  }) as JsonlCapture;
 }
 
 /** The JSON line of a record: fixed key order; an undefined type is written as null. */

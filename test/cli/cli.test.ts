@@ -1,0 +1,318 @@
+import express from 'express';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWebhookRouter, type WebhookRouter } from '../../src/receiver/index.js';
+import type { WebhookType } from '../../src/schemas/index.js';
+import { allFixtures, serialiseRecord, type CaptureRecord } from '../../src/testing/index.js';
+import {
+  assertBuilt,
+  runCli,
+  spawnCli,
+  STACK_LINE,
+  unusedPort,
+  waitForExit,
+  waitForOutput,
+} from './run-cli.js';
+
+let dir: string;
+beforeAll(() => {
+  assertBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'mw-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const PATHS: Record<WebhookType, string> = {
+  incoming: '/incoming',
+  status: '/status',
+  session: '/session',
+  event: '/events',
+  chatbot: '/chatbot',
+};
+
+/** A capture record for a payload, as the receiver's capture option writes it. */
+function recordOf(
+  type: WebhookType | undefined,
+  body: string,
+  receivedAt = '2026-01-01T12:00:00.000Z',
+): CaptureRecord {
+  return {
+    receivedAt,
+    type,
+    path: type === undefined ? '/' : PATHS[type],
+    headers: { 'content-type': 'application/json' },
+    body,
+  };
+}
+
+function writeLines(name: string, lines: readonly string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** Every fixture as a capture file: all of them pass the schemas. */
+function goodFile(name = 'good.jsonl'): { file: string; count: number } {
+  const fixtures = allFixtures();
+  const lines = fixtures.map(({ type, payload }) => serialiseRecord(recordOf(type, JSON.stringify(payload))));
+  return { file: writeLines(name, lines), count: lines.length };
+}
+
+interface Receiver {
+  readonly url: string;
+  readonly router: WebhookRouter;
+  readonly received: { type: WebhookType; payload: unknown }[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(token?: string): Promise<Receiver> {
+  const received: { type: WebhookType; payload: unknown }[] = [];
+  const record =
+    (type: WebhookType) =>
+    (payload: unknown): void => {
+      received.push({ type, payload });
+    };
+  const router = createWebhookRouter({
+    ...(token === undefined ? {} : { token }),
+    dedupe: false,
+    onIncoming: record('incoming'),
+    onStatus: record('status'),
+    onSession: record('session'),
+    onEvent: record('event'),
+    onChatbot: record('chatbot'),
+  });
+  const app = express();
+  app.use('/webhooks', router);
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    router,
+    received,
+    async close() {
+      await router.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+describe('messaging-webhooks --help', () => {
+  it.each(['emulator', 'replay', 'validate', 'demo'])(
+    'prints the usage of %s and exits 0',
+    async (command) => {
+      const run = await runCli([command, '--help']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Usage: messaging-webhooks ${command}`);
+    },
+  );
+
+  it('lists every command in the top-level help', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    for (const command of ['emulator', 'replay', 'validate', 'demo']) expect(run.stdout).toContain(command);
+  });
+
+  it('exits non-zero on an unknown command, without a stack trace', async () => {
+    const run = await runCli(['frobnicate']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('unknown command');
+    expect(run.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('messaging-webhooks emulator', () => {
+  it('prints its URL and API key, serves the API, and stops on SIGTERM', async () => {
+    const child = spawnCli(['emulator', '--port', '0']);
+    const exited = waitForExit(child);
+    try {
+      const [, url] = await waitForOutput(child, /Emulator listening on (http:\/\/\S+)/);
+      const state = await fetch(`${url}/_emulator/state`);
+      expect(state.status).toBe(200);
+      const described = (await state.json()) as { users: { apiKey: string }[] };
+      expect(described.users.map((user) => user.apiKey)).toContain('emu-supervisor-key');
+
+      const created = await fetch(`${url}/Messaging/MessagingClientWebHook`, {
+        method: 'POST',
+        headers: { authorization: 'emu-supervisor-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ incomingMessageURL: 'http://127.0.0.1:9/webhooks/incoming' }),
+      });
+      expect(created.status).toBe(200);
+      const unauthorised = await fetch(`${url}/Messaging/MessagingClientWebHook/list`);
+      expect(unauthorised.status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const run = await exited;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('API key: emu-supervisor-key');
+    expect(run.stdout).toContain('Emulator stopped.');
+  });
+
+  it('refuses a bad port with one clear line', async () => {
+    const run = await runCli(['emulator', '--port', 'seventy']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error: --port: expected a port number');
+    expect(run.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('messaging-webhooks validate', () => {
+  it('passes a file of valid payloads and exits 0', async () => {
+    const { file, count } = goodFile();
+    const run = await runCli(['validate', file]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${count} lines: ${count} valid, 0 invalid, 0 unreadable`);
+  });
+
+  it('names each failing payload by line with its failing fields, reads on past a bad line, exits 1', async () => {
+    const [first] = allFixtures();
+    const file = writeLines('bad.jsonl', [
+      serialiseRecord(recordOf(first!.type, JSON.stringify(first!.payload))),
+      '{"receivedAt": "2026-01-01T12:00:00Z", "type": "status",',
+      serialiseRecord(recordOf('status', JSON.stringify({ status: 'SENT' }))),
+      serialiseRecord(recordOf(undefined, JSON.stringify({ hello: 'world' }))),
+      serialiseRecord(recordOf('incoming', '{not json')),
+      '',
+      '{"some":"object"}',
+    ]);
+    const run = await runCli(['validate', file]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('line 2: invalid JSON');
+    expect(run.stdout).toMatch(/line 3 \(status, \/status\)\n\s+gstId: /);
+    expect(run.stdout).toContain('line 4 (unknown type, /)');
+    expect(run.stdout).toContain('the webhook type could not be detected');
+    expect(run.stdout).toMatch(/line 5 \(incoming, \/incoming\)\n\s+\(payload\): invalid JSON/);
+    expect(run.stdout).toContain('line 7: not a capture record');
+    expect(run.stdout).toContain('6 lines: 1 valid, 3 invalid, 2 unreadable');
+    expect(run.stdout + run.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('reports a missing file in one line and exits 1', async () => {
+    const run = await runCli(['validate', join(dir, 'nope.jsonl')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `error: cannot read capture file ${join(dir, 'nope.jsonl')}: no such file`,
+    );
+  });
+});
+
+describe('messaging-webhooks replay', () => {
+  it('sends every captured payload to the receiver in order and prints a summary', async () => {
+    const receiver = await startReceiver('s3cret');
+    try {
+      const { file, count } = goodFile('replay.jsonl');
+      const run = await runCli(['replay', file, '--to', receiver.url, '--token', 's3cret']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`1/${count} line 1 `);
+      expect(run.stdout).toContain(`Replayed ${count} of ${count} to ${receiver.url}: ${count} ok, 0 failed`);
+      await receiver.router.idle();
+      const expected = allFixtures().map(({ type, payload }) => ({ type, payload }));
+      expect(receiver.received).toHaveLength(expected.length);
+      expect(receiver.received.map((call) => call.type)).toEqual(expected.map((call) => call.type));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reports a bad JSON line by number, keeps going, and exits 1', async () => {
+    const receiver = await startReceiver();
+    try {
+      const fixtures = allFixtures().slice(0, 2);
+      const file = writeLines('replay-bad.jsonl', [
+        serialiseRecord(recordOf(fixtures[0]!.type, JSON.stringify(fixtures[0]!.payload))),
+        '{"oops"',
+        serialiseRecord(recordOf(fixtures[1]!.type, JSON.stringify(fixtures[1]!.payload))),
+      ]);
+      const run = await runCli(['replay', file, '--to', receiver.url]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('2/3 line 2 → FAILED: line 2: invalid JSON');
+      expect(run.stdout).toContain('3/3 line 3 ');
+      expect(run.stdout).toContain('2 ok, 1 failed');
+      await receiver.router.idle();
+      expect(receiver.received).toHaveLength(2);
+      expect(run.stdout + run.stderr).not.toMatch(STACK_LINE);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reports the receiver refusing a payload (wrong token) and exits 1', async () => {
+    const receiver = await startReceiver('right');
+    try {
+      const { file } = goodFile('replay-token.jsonl');
+      const run = await runCli(['replay', file, '--to', receiver.url, '--token', 'wrong']);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('FAILED: answered 401');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('stops at an unreachable URL with one clear line and exits 1', async () => {
+    const { file } = goodFile('replay-unreachable.jsonl');
+    const port = await unusedPort();
+    const run = await runCli(['replay', file, '--to', `http://127.0.0.1:${port}/webhooks`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `error: cannot reach http://127.0.0.1:${port}: connection refused; stopped after 1 of`,
+    );
+    expect(run.stdout + run.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('reports a missing file, a missing --to and a bad --speed without a stack trace', async () => {
+    const missing = await runCli([
+      'replay',
+      join(dir, 'missing.jsonl'),
+      '--to',
+      'http://127.0.0.1:9/webhooks',
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such file');
+    const noTarget = await runCli(['replay', join(dir, 'missing.jsonl')]);
+    expect(noTarget.code).toBe(1);
+    expect(noTarget.stderr).toContain("required option '--to <url>' not specified");
+    const { file } = goodFile('replay-speed.jsonl');
+    const badSpeed = await runCli(['replay', file, '--to', 'http://127.0.0.1:9/', '--speed', 'fast']);
+    expect(badSpeed.code).toBe(1);
+    expect(badSpeed.stderr).toContain('--speed: expected none, original or a positive number');
+    for (const run of [missing, noTarget, badSpeed]) expect(run.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('messaging-webhooks demo', () => {
+  it('plays the scenario, names every callback type, shuts down and exits 0', async () => {
+    const run = await runCli(['demo'], 30_000);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    for (const callback of ['onIncoming', 'onStatus', 'onSession', 'onEvent', 'onChatbot']) {
+      expect(run.stdout).toContain(`◀ ${callback}`);
+    }
+    expect(run.stdout).toContain('v2 INCOMING TEXT');
+    expect(run.stdout).toContain('v2 OUTGOING TEXT');
+    expect(run.stdout).toContain('DELIVERED message');
+    expect(run.stdout).toContain('IGNORED (regression: already READ)');
+    expect(run.stdout).toContain('USER_PREFERENCE 27831234567 stop');
+    expect(run.stdout).toContain('disconnected');
+    expect(run.stdout).not.toContain('✗');
+    expect(run.stdout).toContain('Shut down cleanly.');
+  });
+
+  it('captures its traffic with --capture, and the capture validates', async () => {
+    const file = join(dir, 'demo', 'capture.jsonl');
+    const run = await runCli(['demo', '--capture', file], 30_000);
+    expect(run.code).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(run.stdout).toContain(`captured ${lines.length} requests to ${file}`);
+    expect(lines.length).toBeGreaterThan(15);
+    const validated = await runCli(['validate', file]);
+    expect(validated.code).toBe(0);
+    expect(validated.stdout).toContain(`${lines.length} valid, 0 invalid`);
+  });
+});
