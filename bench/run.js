@@ -5,6 +5,8 @@
 //
 //   node bench/run.js [--quick] [--only=1,3] [--rounds=N] [--seconds=S] [--profile]
 //
+// --rounds, --seconds: rounds and seconds per run of scenario 1 (default 2 rounds of 1.5 s).
+//
 // --quick: one round of 1-second runs (a smoke test, numbers not meant to be quoted).
 // --profile: also write a V8 CPU profile of the router and node-handler servers of scenario 1
 //            (node --cpu-prof) under bench/results/profiles/, and print where their time goes.
@@ -28,7 +30,9 @@ const args = new Map(
 const quick = args.has('quick');
 const only = args.has('only') ? new Set(args.get('only').split(',').map(Number)) : undefined;
 const ROUNDS = Number(args.get('rounds') ?? (quick ? 1 : 2));
-const SECONDS = Number(args.get('seconds') ?? (quick ? 1 : 2));
+const SECONDS = Number(args.get('seconds') ?? (quick ? 1 : 1.5));
+/** Seconds per run of scenarios 2, 4 and 5 (fewer runs, each needs enough samples for a p99). */
+const LONG_SECONDS = quick ? 1 : 2;
 const PROFILE = args.has('profile');
 const CONNECTIONS = 50;
 const SERVER_CPU = 0;
@@ -47,7 +51,7 @@ const results = {
     pinned,
     loadavgAtStart: os.loadavg(),
   },
-  settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, quick },
+  settings: { rounds: ROUNDS, seconds: SECONDS, longSeconds: LONG_SECONDS, connections: CONNECTIONS, quick },
   scenarios: {},
   targets: [],
 };
@@ -128,6 +132,7 @@ async function scenarioThroughput(load) {
   // library's body reader and answer writer alone, then the pipeline without callbacks (parse,
   // validate, ack), then with callbacks but no dedupe; node-raw and node-handler are its ends.
   const ladder = {
+    'express-floor': { kind: 'express-floor' },
     'node-readbody': { kind: 'node-readbody' },
     'handler:no-callbacks': { kind: 'node-handler', variant: 'no-callbacks' },
     'handler:no-dedupe': { kind: 'node-handler', variant: 'no-dedupe' },
@@ -332,7 +337,7 @@ async function scenarioThroughput(load) {
 // Scenario 2: ack latency while callbacks take 30 s, and 503s once the bounded queue is full.
 
 async function scenarioSlowCallbacks(load) {
-  const seconds = SECONDS;
+  const seconds = LONG_SECONDS;
   const conversations = 1000;
   log(
     `\n## 2. Ack latency with 30-second callbacks (router in Express, chatbot, ${conversations} conversations, ${seconds} s per run)`,
@@ -476,7 +481,7 @@ async function scenarioDedupe() {
 // Scenario 4: emulator fan-out.
 
 async function scenarioEmulator() {
-  const seconds = SECONDS;
+  const seconds = LONG_SECONDS;
   log(`\n## 4. Emulator fan-out (deliveries/s to a receiver in another process, ${seconds} s per receiver)`);
   if (!existsSync(new URL('../dist/emulator/index.js', import.meta.url))) {
     results.scenarios.emulator = { skipped: 'dist/emulator/index.js not built' };
@@ -553,7 +558,7 @@ async function startRedis() {
 }
 
 async function scenarioRedis(load) {
-  const seconds = SECONDS;
+  const seconds = LONG_SECONDS;
   log(`\n## 5. Redis/BullMQ mode vs in-memory (router in Express, chatbot, ${seconds} s per run)`);
   if (!existsSync(new URL('../dist/redis/index.js', import.meta.url))) {
     results.scenarios.redis = { skipped: 'dist/redis/index.js not built (src/redis has not landed)' };

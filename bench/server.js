@@ -59,6 +59,25 @@ switch (config.kind) {
     server = http.createServer(app);
     break;
   }
+  case 'express-floor': {
+    // Express's own floor: its routing, with the body read and answered as raw node:http does
+    // (no express.json(), no res.json()), to split the Express ceiling into Express and its parser.
+    const app = express();
+    app.post('/webhooks/:type', (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(ACK),
+        });
+        res.end(ACK);
+      });
+    });
+    server = http.createServer(app);
+    break;
+  }
   case 'express-router': {
     const { createWebhookRouter } = await import('../dist/index.js');
     receiver = createWebhookRouter(await receiverOptions());
