@@ -25,9 +25,11 @@ import { createSeededRandom } from './random.js';
 import { controlRoutes } from './routes/control.js';
 import { API_ROUTE_GROUPS } from './routes/index.js';
 import { toWebhookConfigRow } from './routes/webhook-config.js';
+import { BadRequestError } from './errors.js';
 import {
   applySeed,
   createDefaultSeed,
+  SeedError,
   createEmptyState,
   findNumber,
   type EmulatorChatParticipant,
@@ -194,6 +196,18 @@ function validateOptions(options: EmulatorOptions): void {
   }
 }
 
+function parseFaultOption(
+  probabilities: FaultProbabilities | undefined,
+): ReturnType<typeof faultProbabilitiesSchema.parse> | null {
+  if (probabilities === undefined) return null;
+  const parsed = faultProbabilitiesSchema.safeParse(probabilities);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new TypeError(
+    `faults.${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'} (expected probabilities 0-1, delayMs, seed)`,
+  );
+}
+
 function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): EmulatorSeed {
   if (seed === undefined || seed === 'default') return createDefaultSeed();
   if (seed === 'empty') return {};
@@ -233,7 +247,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   applySeed(state, resolveSeed(options.seed), now());
 
   const faults = createFaultPlanner(createSeededRandom);
-  if (options.faults !== undefined) faults.setProbabilities(faultProbabilitiesSchema.parse(options.faults));
+  const initialProbabilities = parseFaultOption(options.faults);
+  faults.setProbabilities(initialProbabilities);
   const deliverer = createDeliverer({
     logger: logger.child({ component: 'emulator-delivery' }),
     retry: { ...DEFAULT_RETRY, ...options.retry },
@@ -263,13 +278,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       if (server !== undefined) throw new Error('The emulator is already listening');
       const created = createServer(listener);
       server = created;
-      await new Promise<void>((resolve, reject) => {
-        created.once('error', reject);
-        created.listen(port, host, () => {
-          created.off('error', reject);
-          resolve();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          created.once('error', reject);
+          created.listen(port, host, () => {
+            created.off('error', reject);
+            resolve();
+          });
         });
-      });
+      } catch (error) {
+        server = undefined;
+        throw error;
+      }
       const address = created.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${shownHost}:${address.port}`;
@@ -287,14 +307,27 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       });
     },
     reset(seed) {
+      // a clock the emulator made goes back to its start; an injected clock is the caller's
+      const resetTime = ownsClock ? startTime : clock.now();
+      // seed a fresh state first: a bad seed is refused before anything is cleared
+      const next = createEmptyState();
+      try {
+        applySeed(next, resolveSeed(seed ?? options.seed), new Date(resetTime));
+      } catch (error) {
+        if (error instanceof SeedError)
+          throw new BadRequestError(error.message, { field: 'seed', cause: error });
+        throw error;
+      }
       for (const map of Object.values(state) as Map<string, unknown>[]) map.clear();
       deliverer.clearLog();
       faults.clear();
-      // a clock the emulator made goes back to its start; an injected clock is the caller's
-      if (ownsClock) clock.set(startTime);
-      if (options.faults !== undefined)
-        faults.setProbabilities(faultProbabilitiesSchema.parse(options.faults));
-      applySeed(state, resolveSeed(seed ?? options.seed), now());
+      clock.set(resetTime);
+      faults.setProbabilities(initialProbabilities);
+      for (const [key, map] of Object.entries(next)) {
+        for (const [id, record] of map as Map<string, unknown>) {
+          (state[key as keyof EmulatorState] as Map<string, unknown>).set(id, record);
+        }
+      }
     },
     describe() {
       const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';

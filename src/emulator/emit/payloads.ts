@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  ChatbotDirection,
-  ChatbotPayloadVersion,
-  DeliveryStatus,
-  MessageContentType,
-} from '../../schemas/index.js';
+import type { ChatbotDirection, ChatbotPayloadVersion, MessageContentType } from '../../schemas/index.js';
 import type { EmulatorChatParticipant, EmulatorState, OutboundMessage } from '../state.js';
 import { userDisplayName } from '../state.js';
 
@@ -99,7 +94,7 @@ export function buildStatusPayload(
   participant: EmulatorChatParticipant,
 ): Payload {
   const number = state.numbers.get(message.numberId);
-  const failed: boolean = message.status === ('FAILED' satisfies DeliveryStatus);
+  const failed = message.status === 'FAILED';
   return compact({
     sender: number?.messagingNumber.number,
     receiver: participant.sender,
