@@ -225,6 +225,25 @@ export interface EmulatorState {
   readonly messages: Map<string, OutboundMessage>;
   /** Keyed by number link id. */
   readonly sessions: Map<string, SessionState>;
+  /** Rating widgets triggered by chat termination, keyed by trigger id (routes/live-chat.ts). */
+  readonly ratingWidgets: Map<string, RatingWidgetTrigger>;
+}
+
+/**
+ * A rating widget the platform would send to the customer: recorded when a chat is terminated
+ * with sendRatingWidget true (Chat participant closure; merge rule 5).
+ */
+export interface RatingWidgetTrigger {
+  readonly id: string;
+  readonly chatParticipantId: string;
+  /** The agent being rated: lastAssignedAgent after the move (user id), or null. */
+  readonly agentId: string | null;
+  /** E-mail of the user whose API key terminated the chat. */
+  readonly triggeredBy: string;
+  /** The operation that terminated the chat. */
+  readonly operation: 'terminateChatParticipantChat' | 'terminateV2';
+  /** ISO 8601, emulator clock. */
+  readonly time: string;
 }
 
 /** The default seed's fixed API keys, so docs and tests can use them without reading state. */
@@ -331,6 +350,7 @@ export function createEmptyState(): EmulatorState {
     chatParticipants: new Map(),
     messages: new Map(),
     sessions: new Map(),
+    ratingWidgets: new Map(),
   };
 }
 

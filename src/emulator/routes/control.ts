@@ -6,6 +6,7 @@ import { faultProbabilitiesSchema, queuedFaultSchema } from '../emit/faults.js';
 import type { Router } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import { emulatorSeedSchema } from '../state.js';
+import { ratingWidgetTriggers } from './live-chat.js';
 import type { UncheckedTriggers } from '../triggers.js';
 
 /** The reserved path prefix of the control surface. */
@@ -94,6 +95,17 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
       if (participant === undefined) throw new NotFoundError(`No chat participant ${params.id ?? ''}`);
       return { status: 200, body: participant };
     },
+  });
+
+  // rating widgets recorded by chat termination (routes/live-chat.ts); ?chatParticipantId= filters
+  router.add({
+    method: 'GET',
+    path: `${CONTROL_PREFIX}/rating-widgets`,
+    auth: false,
+    handler: ({ query }) => ({
+      status: 200,
+      body: ratingWidgetTriggers(emulator.state, query.get('chatParticipantId') ?? undefined),
+    }),
   });
 
   router.add({

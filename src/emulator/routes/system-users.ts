@@ -1,0 +1,186 @@
+import {
+  MASKED_PASSWORD,
+  systemUserCreateSchema,
+  systemUserUpdateSchema,
+  type SystemUser,
+} from '../../schemas/index.js';
+import type { RouteGroup } from '../context.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
+import { readPageQuery, toPage } from '../http/page.js';
+import { joinPath } from '../http/router.js';
+import { parseBody } from '../http/validate.js';
+import type { EmulatorState, EmulatorUser } from '../state.js';
+import {
+  applyUserSettings,
+  assertApiKeyFree,
+  changeAvailability,
+  changePassword,
+  createUser,
+  creditsOf,
+  generateApiKey,
+  liveUsersOfClient,
+  resolveClient,
+  setAgentChatLimit,
+  toSystemUser,
+  toUserResponse,
+  userOfClient,
+} from './users.js';
+
+/** The path of the deprecated SystemUsers operations under `{messaging_prefix}`. */
+export const SYSTEM_USERS_PATH = '/Messaging/SystemUsers';
+
+/** The credential fields the deprecated create/update store as given (besides password and apiKey). */
+const STORED_CREDENTIALS = [
+  'tempPassword',
+  'loginToken',
+  'emailVerificationKey',
+  'passwordResetKey',
+  'applicationKey',
+] as const;
+
+function applyCredentials(
+  state: EmulatorState,
+  user: EmulatorUser,
+  input: {
+    readonly [K in (typeof STORED_CREDENTIALS)[number] | 'password' | 'apiKey']?: string | null | undefined;
+  },
+): void {
+  if (typeof input.apiKey === 'string' && input.apiKey !== user.apiKey) {
+    assertApiKeyFree(state, input.apiKey, user.id);
+    user.apiKey = input.apiKey;
+  }
+  // a fetched SystemUser carries the masked password: sending it back changes nothing
+  if (typeof input.password === 'string' && input.password !== MASKED_PASSWORD) {
+    if (input.password === '')
+      throw new BadRequestError('password: must not be empty', { field: 'password' });
+    user.password = input.password;
+  }
+  for (const key of STORED_CREDENTIALS) {
+    const value = input[key];
+    if (value !== undefined) user[key] = value;
+  }
+}
+
+/**
+ * The deprecated SystemUsers operations under `{messaging_prefix}/Messaging/SystemUsers`
+ * (section User management, deprecated operations). They accept and return credential-bearing
+ * SystemUser records (password masked). getCurrentClientUsers answers 403 to callers without
+ * the SUPERVISOR live-chat role; getUsersForClient answers `{ content, totalElements,
+ * totalPages }`. updateAgentChatLimit, changePassword and getMessagingCreditsForCurrentLoginUser
+ * behave exactly like their api/v1 replacements.
+ */
+export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
+  const base = joinPath(prefixes.messaging, SYSTEM_USERS_PATH);
+  const render = (user: EmulatorUser): SystemUser => toSystemUser(state, user);
+
+  router.add({
+    method: 'POST',
+    path: base,
+    auth: true,
+    handler({ auth, body }) {
+      const input = parseBody(systemUserCreateSchema, body);
+      const client = resolveClient(state, auth, input.clientRef);
+      const password =
+        typeof input.password === 'string' && input.password !== '' && input.password !== MASKED_PASSWORD
+          ? input.password
+          : null;
+      const { user } = createUser(state, client, input, {
+        apiKey: typeof input.apiKey === 'string' ? input.apiKey : generateApiKey(),
+        password,
+      });
+      const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
+      // a caller-chosen tempPassword only replaces the generated one when no password was given
+      applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
+      return { status: 200, body: render(user) };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: base,
+    auth: true,
+    handler({ auth, body }) {
+      const { id, ...input } = parseBody(systemUserUpdateSchema, body);
+      const user = userOfClient(state, auth.client.id, id);
+      if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
+      applyUserSettings(state, user, input);
+      applyCredentials(state, user, input);
+      return { status: 200, body: render(user) };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/getCurrentLoginSystemUser`,
+    auth: true,
+    handler: ({ auth }) => ({ status: 200, body: render(auth.user) }),
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/getCurrentClientUsers`,
+    auth: true,
+    handler({ auth }) {
+      // Authentication, point 5: supervisor live-chat role only
+      if (auth.user.liveChatRole !== 'SUPERVISOR') {
+        throw new ForbiddenError('getCurrentClientUsers requires the SUPERVISOR live-chat role');
+      }
+      return { status: 200, body: liveUsersOfClient(state, auth.client.id).map(render) };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/getUsersForClient`,
+    auth: true,
+    handler({ auth, query }) {
+      const clientRef = query.get('clientRef');
+      if (clientRef === null || clientRef === '') {
+        throw new BadRequestError('clientRef: required query parameter', { field: 'clientRef' });
+      }
+      const { page, size } = readPageQuery(query);
+      const client = resolveClient(state, auth, clientRef);
+      const { content, totalElements, totalPages } = toPage(
+        liveUsersOfClient(state, client.id).map(render),
+        page,
+        size,
+      );
+      // the documented shape: content, totalElements, totalPages
+      return { status: 200, body: { content, totalElements, totalPages } };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: `${base}/changeAvailableStatus`,
+    auth: true,
+    handler({ auth, body, query }) {
+      changeAvailability(auth.user, body, query);
+      return { status: 200, body: render(auth.user) };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: `${base}/updateAgentChatLimit`,
+    auth: true,
+    handler: ({ auth, body }) => ({
+      status: 200,
+      body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
+    }),
+  });
+
+  router.add({
+    method: 'POST',
+    path: `${base}/changePassword`,
+    auth: true,
+    handler: ({ auth, body }) => ({ status: 200, body: changePassword(auth.user, body) }),
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/getMessagingCreditsForCurrentLoginUser`,
+    auth: true,
+    handler: ({ auth }) => ({ status: 200, body: creditsOf(auth.client) }),
+  });
+};

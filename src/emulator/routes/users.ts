@@ -1,0 +1,371 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import {
+  agentChatLimitSchema,
+  availabilityChangeSchema,
+  passwordChangeSchema,
+  renderSystemUser,
+  renderUserResponse,
+  renderUserSummary,
+  userCreateSchema,
+  userUpdateSchema,
+  type CredentialField,
+  type MessageResponse,
+  type SystemUser,
+  type UserCredits,
+  type UserResponse,
+} from '../../schemas/index.js';
+import type { RouteGroup } from '../context.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { readPageQuery, toPage } from '../http/page.js';
+import type { AuthContext } from '../http/router.js';
+import { joinPath } from '../http/router.js';
+import { parseBody } from '../http/validate.js';
+import { userSeedSchema, type EmulatorClient, type EmulatorState, type EmulatorUser } from '../state.js';
+
+/*
+ * User management, api/v1 (section User management, credential-free operations). Every
+ * response is credential-free: users are rendered with renderUserResponse/renderUserSummary,
+ * which pick non-credential fields only. The helpers below are shared with the deprecated
+ * SystemUsers operations (routes/system-users.ts), which differ in what they render.
+ */
+
+/** The path of the api/v1 users operations under `{messaging_prefix}`. */
+export const USERS_V1_PATH = '/Messaging/api/v1/users';
+
+/** The caller's client, or the client named by `clientRef` (Authentication, point 4). */
+export function resolveClient(
+  state: EmulatorState,
+  auth: AuthContext,
+  clientRef: string | null | undefined,
+): EmulatorClient {
+  if (clientRef === undefined || clientRef === null || clientRef === auth.client.clientRef)
+    return auth.client;
+  const known = [...state.clients.values()].some((client) => client.clientRef === clientRef);
+  if (!known) throw new NotFoundError(`No client with clientRef ${clientRef}`, { field: 'clientRef' });
+  // reseller hierarchies are not emulated: a user manages only their own client
+  throw new ForbiddenError(`clientRef ${clientRef} is not your client`, { field: 'clientRef' });
+}
+
+/**
+ * A user of a client by id. Unknown ids, another client's users and deleted users are all 404:
+ * ids do not leak across clients, and a deleted user's record is kept but no longer served.
+ */
+export function userOfClient(state: EmulatorState, clientId: string, id: string, field = 'id'): EmulatorUser {
+  const user = state.users.get(id);
+  if (user?.clientId !== clientId || user.deleted)
+    throw new NotFoundError(`No user with id ${id}`, { field });
+  return user;
+}
+
+/** The client's users that are not deleted, in creation order. */
+export function liveUsersOfClient(state: EmulatorState, clientId: string): EmulatorUser[] {
+  return [...state.users.values()].filter((user) => user.clientId === clientId && !user.deleted);
+}
+
+/** A fresh one-time temporary password. */
+export function generateTemporaryPassword(): string {
+  return `Tmp-${randomBytes(9).toString('base64url')}`;
+}
+
+/** A fresh API key. */
+export function generateApiKey(): string {
+  return `emu-${randomUUID()}`;
+}
+
+/** 409 when `email` is used by another live user (e-mails are login names across the platform). */
+export function assertEmailFree(state: EmulatorState, email: string, exceptId?: string): void {
+  for (const user of state.users.values()) {
+    if (user.id !== exceptId && !user.deleted && user.email.toLowerCase() === email.toLowerCase()) {
+      throw new ConflictError(`A user with e-mail ${email} already exists`, { field: 'email' });
+    }
+  }
+}
+
+/** 409 when `apiKey` belongs to another user. */
+export function assertApiKeyFree(state: EmulatorState, apiKey: string, exceptId?: string): void {
+  for (const user of state.users.values()) {
+    if (user.id !== exceptId && user.apiKey === apiKey) {
+      throw new ConflictError('That apiKey is already used by another user', { field: 'apiKey' });
+    }
+  }
+}
+
+function assertTeamsOfClient(state: EmulatorState, clientId: string, teamIds: readonly string[]): void {
+  teamIds.forEach((teamId, index) => {
+    if (state.teams.get(teamId)?.clientId !== clientId) {
+      throw new BadRequestError(`teamIds.${index}: no team ${teamId} for this client`, {
+        field: `teamIds.${index}`,
+      });
+    }
+  });
+}
+
+/** The non-credential settings a create or update may carry. */
+type UserSettings = Omit<z.output<typeof userUpdateSchema>, 'id' | CredentialField>;
+
+/**
+ * Applies create/update settings to a user (after validating teams and e-mail uniqueness).
+ * Fields not given are kept; null clears the nullable ones.
+ */
+export function applyUserSettings(state: EmulatorState, user: EmulatorUser, input: UserSettings): void {
+  if (input.email !== undefined) assertEmailFree(state, input.email, user.id);
+  if (input.teamIds !== undefined) assertTeamsOfClient(state, user.clientId, input.teamIds);
+  if (input.email !== undefined) user.email = input.email;
+  if (input.firstName !== undefined) user.firstName = input.firstName;
+  if (input.lastName !== undefined) user.lastName = input.lastName;
+  if (input.role !== undefined) user.role = input.role;
+  if (input.liveChatRole !== undefined) user.liveChatRole = input.liveChatRole;
+  if (input.agentChatLimit !== undefined) user.agentChatLimit = input.agentChatLimit;
+  if (input.availabilityStatus !== undefined) user.availabilityStatus = input.availabilityStatus;
+  if (input.assignmentMessage !== undefined) user.assignmentMessage = input.assignmentMessage;
+  if (input.teamIds !== undefined) user.teamIds = [...input.teamIds];
+  // SystemUser fields the seed schema keeps as extra properties
+  for (const key of [
+    'primaryEmailAddress',
+    'mobileNumber',
+    'avatar',
+    'shouldGetNotifications',
+    'allowedSharedInbox',
+    'allowedUnassignedInbox',
+  ] as const) {
+    const value = input[key];
+    if (value !== undefined) user[key] = value;
+  }
+}
+
+/** Credentials a new user starts with. */
+export interface NewUserCredentials {
+  readonly apiKey: string;
+  /** The password; null: a temporary password is generated. */
+  readonly password: string | null;
+}
+
+/**
+ * Creates and stores a user of `client`. Without a password a temporary one is generated: it is
+ * both the password and tempPassword, and initialPassword is true until the user changes it.
+ * Returns the user and the temporary password (null when a password was given).
+ */
+export function createUser(
+  state: EmulatorState,
+  client: EmulatorClient,
+  input: UserSettings & { readonly email: string },
+  credentials: NewUserCredentials,
+): { user: EmulatorUser; temporaryPassword: string | null } {
+  assertEmailFree(state, input.email);
+  assertApiKeyFree(state, credentials.apiKey);
+  if (input.teamIds !== undefined) assertTeamsOfClient(state, client.id, input.teamIds);
+  const temporaryPassword = credentials.password === null ? generateTemporaryPassword() : null;
+  const seeded = userSeedSchema.parse({
+    clientRef: client.clientRef,
+    email: input.email,
+    apiKey: credentials.apiKey,
+    password: credentials.password ?? temporaryPassword,
+    tempPassword: temporaryPassword,
+  });
+  const user: EmulatorUser = {
+    ...seeded,
+    id: randomUUID(),
+    clientId: client.id,
+    initialPassword: temporaryPassword !== null,
+    tempAccount: false,
+    emailVerified: false,
+  };
+  applyUserSettings(state, user, input);
+  state.users.set(user.id, user);
+  return { user, temporaryPassword };
+}
+
+/**
+ * Soft delete (Delete a user): disabled, deleted, signed out (its API key answers 401, see
+ * http/auth.ts; loginToken dropped), removed from every team; the record stays in state.
+ */
+export function softDeleteUser(user: EmulatorUser): void {
+  user.disabled = true;
+  user.deleted = true;
+  user.teamIds = [];
+  user.loginToken = null;
+}
+
+/**
+ * Change password: 400 naming `confirmNewPassword` when the new password and its confirmation
+ * differ, 400 naming `oldPassword` when the old password is wrong. On success the temporary
+ * password is spent (tempPassword null, initialPassword false).
+ */
+export function changePassword(user: EmulatorUser, body: unknown): MessageResponse {
+  const input = parseBody(passwordChangeSchema, body);
+  if (input.newPassword !== input.confirmNewPassword) {
+    throw new BadRequestError('confirmNewPassword: the new password and its confirmation do not match', {
+      field: 'confirmNewPassword',
+    });
+  }
+  if (input.oldPassword !== user.password) {
+    throw new BadRequestError('oldPassword: the old password is incorrect', { field: 'oldPassword' });
+  }
+  user.password = input.newPassword;
+  user.tempPassword = null;
+  user.initialPassword = false;
+  return { message: 'Password changed successfully' };
+}
+
+const QUERY_BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false };
+
+/** Change availability: toggles, or sets the value given in the body or `?availabilityStatus=`. */
+export function changeAvailability(user: EmulatorUser, body: unknown, query: URLSearchParams): void {
+  const fromQuery = query.get('availabilityStatus');
+  const input = parseBody(
+    availabilityChangeSchema,
+    body ?? (fromQuery === null ? {} : { availabilityStatus: QUERY_BOOLEANS[fromQuery] ?? fromQuery }),
+  );
+  user.availabilityStatus = input.availabilityStatus ?? !user.availabilityStatus;
+}
+
+/** Set agent chat limit: the agent must belong to the given client (default: the caller's). */
+export function setAgentChatLimit(state: EmulatorState, auth: AuthContext, body: unknown): EmulatorUser {
+  const input: z.output<typeof agentChatLimitSchema> = parseBody(agentChatLimitSchema, body);
+  const client = resolveClient(state, auth, input.clientRef);
+  const user = userOfClient(state, client.id, input.userId, 'userId');
+  user.agentChatLimit = input.agentChatLimit;
+  return user;
+}
+
+/** The caller's credit balance (shape not shown: the Client balances). */
+export function creditsOf(client: EmulatorClient): UserCredits {
+  const n = (key: string): number => {
+    const value = client[key];
+    return typeof value === 'number' ? value : 0;
+  };
+  return {
+    clientRef: client.clientRef,
+    clientMessagingBalance: client.clientMessagingBalance,
+    clientSMSBalance: n('clientSMSBalance'),
+    userInitiatedConversationBalance: n('userInitiatedConversationBalance'),
+    businessInitiatedConversationBalance: n('businessInitiatedConversationBalance'),
+  };
+}
+
+/** Renders a stored user as a credential-free UserResponse. */
+export function toUserResponse(state: EmulatorState, user: EmulatorUser): UserResponse {
+  return renderUserResponse(user, state.clients.get(user.clientId)?.clientRef ?? null);
+}
+
+/** Renders a stored user as a credential-bearing SystemUser (password masked). */
+export function toSystemUser(state: EmulatorState, user: EmulatorUser): SystemUser {
+  const client = state.clients.get(user.clientId);
+  return renderSystemUser({ ...user, clientRef: client?.clientRef ?? user.clientRef }, client ?? null);
+}
+
+/**
+ * User management api/v1 under `{messaging_prefix}/Messaging/api/v1/users`: me, list
+ * (UserSummary), create, update, delete, page, availability, agent-chat-limit, password change
+ * and credits. No response carries a credential field; Create returns the one-time
+ * `temporaryPassword`. Response bodies not shown in the documentation are the emulator's
+ * choice: UserResponse for create/update/delete/availability/agent-chat-limit.
+ */
+export const userRoutes: RouteGroup = (router, { state, prefixes }) => {
+  const base = joinPath(prefixes.messaging, USERS_V1_PATH);
+
+  router.add({
+    method: 'GET',
+    path: `${base}/me`,
+    auth: true,
+    handler: ({ auth }) => ({ status: 200, body: toUserResponse(state, auth.user) }),
+  });
+
+  router.add({
+    method: 'GET',
+    path: base,
+    auth: true,
+    handler: ({ auth }) => ({
+      status: 200,
+      body: liveUsersOfClient(state, auth.client.id).map((user) => renderUserSummary(user)),
+    }),
+  });
+
+  router.add({
+    method: 'POST',
+    path: base,
+    auth: true,
+    handler({ auth, body }) {
+      const input = parseBody(userCreateSchema, body);
+      const client = resolveClient(state, auth, input.clientRef);
+      const { user, temporaryPassword } = createUser(state, client, input, {
+        apiKey: generateApiKey(),
+        password: null,
+      });
+      return {
+        status: 200,
+        body: { ...toUserResponse(state, user), temporaryPassword: temporaryPassword ?? '' },
+      };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: base,
+    auth: true,
+    handler({ auth, body }) {
+      const { id, ...settings } = parseBody(userUpdateSchema, body);
+      const user = userOfClient(state, auth.client.id, id);
+      applyUserSettings(state, user, settings);
+      return { status: 200, body: toUserResponse(state, user) };
+    },
+  });
+
+  router.add({
+    method: 'DELETE',
+    path: `${base}/:id`,
+    auth: true,
+    handler({ auth, params }) {
+      const user = userOfClient(state, auth.client.id, params.id ?? '');
+      softDeleteUser(user);
+      return { status: 200, body: toUserResponse(state, user) };
+    },
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/page`,
+    auth: true,
+    handler({ auth, query }) {
+      const { page, size } = readPageQuery(query);
+      const client = resolveClient(state, auth, query.get('clientRef') || undefined);
+      const rows = liveUsersOfClient(state, client.id).map((user) => toUserResponse(state, user));
+      return { status: 200, body: toPage(rows, page, size) };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: `${base}/availability`,
+    auth: true,
+    handler({ auth, body, query }) {
+      changeAvailability(auth.user, body, query);
+      return { status: 200, body: toUserResponse(state, auth.user) };
+    },
+  });
+
+  router.add({
+    method: 'PUT',
+    path: `${base}/agent-chat-limit`,
+    auth: true,
+    handler: ({ auth, body }) => ({
+      status: 200,
+      body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
+    }),
+  });
+
+  router.add({
+    method: 'POST',
+    path: `${base}/me/password/change`,
+    auth: true,
+    handler: ({ auth, body }) => ({ status: 200, body: changePassword(auth.user, body) }),
+  });
+
+  router.add({
+    method: 'GET',
+    path: `${base}/me/credits`,
+    auth: true,
+    handler: ({ auth }) => ({ status: 200, body: creditsOf(auth.client) }),
+  });
+};
