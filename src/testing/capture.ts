@@ -127,7 +127,9 @@ export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
     written += 1;
     // The return value (backpressure) is ignored on purpose: the ack must not wait for the disk;
     // maxPendingBytes bounds the buffer instead.
-    stream.write(line, () => {
+    stream.write(line, (error) => {
+      // A failed open or write reaches this callback before the stream's 'error' event.
+      if (error) failure ??= error;
       pending -= 1;
       settleWaiters();
     });
