@@ -81,6 +81,11 @@ export interface EmulatorOptions {
    * @default {}
    */
   readonly deliveryHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Most delivery log entries kept (the oldest finished ones are dropped beyond it).
+   * @default 10000
+   */
+  readonly deliveryLogLimit?: number;
   /** Random faults applied to every delivery from the start. @default none */
   readonly faults?: FaultProbabilities;
   /** Route groups added after the built-in ones (for extensions). @default [] */
@@ -185,6 +190,10 @@ function validateOptions(options: EmulatorOptions): void {
       `retry.backoffMs must be a number >= 0 or a function, got ${String(retry.backoffMs)}`,
     );
   }
+  const limit = options.deliveryLogLimit;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+    throw new TypeError(`deliveryLogLimit must be an integer >= 1, got ${String(limit)}`);
+  }
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
@@ -254,6 +263,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     timeoutMs: options.timeoutMs ?? 5000,
     headers: options.deliveryHeaders ?? {},
+    logLimit: options.deliveryLogLimit ?? 10_000,
   });
   const emitter = createEmitter(state, clock, faults, deliverer);
   const triggers = createTriggers(state, clock, emitter);

@@ -175,10 +175,20 @@ describe('HTTP delivery', () => {
     expect(emulator.deliveries()).toEqual([]);
   });
 
+  it('keeps at most deliveryLogLimit entries, dropping the oldest finished ones', async () => {
+    await start({ deliveryLogLimit: 2 });
+    for (const text of ['1', '2', '3']) say(text);
+    await emulator.idle();
+    expect(texts()).toEqual(['1', '2', '3']);
+    expect(emulator.deliveries().map((d) => (d.payload as { text?: string }).text)).toEqual(['2', '3']);
+  });
+
   it('rejects bad retry and timeout options at construction', () => {
     expect(() => createEmulator({ retry: { attempts: 0 } })).toThrow(TypeError);
     expect(() => createEmulator({ retry: { backoffMs: -1 } })).toThrow(TypeError);
     expect(() => createEmulator({ timeoutMs: 0 })).toThrow(TypeError);
+    expect(() => createEmulator({ deliveryLogLimit: 0 })).toThrow(TypeError);
+    expect(() => createEmulator({ faults: { duplicate: 2 } })).toThrow(/faults\.duplicate/);
   });
 });
 

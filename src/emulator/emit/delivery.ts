@@ -69,6 +69,8 @@ export interface DelivererOptions {
   readonly timeoutMs: number;
   /** Extra headers on every delivery. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Most log entries kept; the oldest finished ones are dropped beyond it. */
+  readonly logLimit: number;
 }
 
 /** Delivers payloads one at a time, in emission order, and keeps the delivery log. */
@@ -100,7 +102,17 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       })
       .finally(() => {
         pending -= 1;
+        trim();
       });
+  }
+
+  /** A long-running emulator must not grow without bound: drops the oldest finished entries. */
+  function trim(): void {
+    while (entries.length > options.logLimit) {
+      const finished = entries.findIndex((e) => e.state === 'delivered' || e.state === 'failed');
+      if (finished < 0) return;
+      entries.splice(finished, 1);
+    }
   }
 
   function createEntry(request: DeliveryRequest, duplicateOf: string | null): DeliveryLogEntry {
@@ -122,6 +134,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       error: null,
     };
     entries.push(entry);
+    trim();
     return entry;
   }
 
