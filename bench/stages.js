@@ -1,6 +1,6 @@
 // Where the receiver's time goes, in its own process (pinned by the orchestrator): the pipeline
 // driven in-process, without sockets, one stage added at a time, on the same realistic bodies
-// as scenario 1. Each figure is µs per request, the least of 5 repetitions interleaved across the
+// as scenario 1. Each figure is CPU µs per request, the least of 5 repetitions interleaved across the
 // variants (the least is the estimate least disturbed by other processes on a shared machine).
 //
 //   JSON.parse        Buffer → string → JSON.parse (what the raw node:http ceiling does too)
@@ -30,15 +30,20 @@ const callbacks = {
 const headers = { 'content-type': 'application/json', 'content-length': '500' };
 const header = (name) => headers[name];
 
-/** µs per call of `body(i)` over `count` calls (awaiting `settle` at the end). */
+/**
+ * CPU µs per call of `body(i)` over `count` calls (awaiting `settle` at the end). CPU time, not
+ * wall time: on a shared machine the process is descheduled now and then, and wall time would
+ * count those pauses as the pipeline's.
+ */
 async function timeOnce(count, body, settle) {
-  const start = process.hrtime.bigint();
+  const start = process.cpuUsage();
   for (let i = 0; i < count; i += 1) {
     const pending = body(i);
     if (pending instanceof Promise) await pending;
   }
   if (settle) await settle();
-  return Number(process.hrtime.bigint() - start) / 1000 / count;
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / count;
 }
 
 /**
