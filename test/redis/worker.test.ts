@@ -1,0 +1,193 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { DeadLetter, WebhookJob } from '../../src/dispatch/types.js';
+import {
+  createBullMQDispatcher,
+  createWorker,
+  type BullMQDispatcher,
+  type DeadLetterRecord,
+  type WebhookWorker,
+} from '../../src/redis/index.js';
+import {
+  chatbotEvent,
+  cleanUp,
+  describeWithRedis,
+  SHARED_REDIS_PORT,
+  uniqueName,
+  waitFor,
+} from './helpers.js';
+
+const { describe: describeRedis, unreachable } = await describeWithRedis();
+
+const connection = { host: '127.0.0.1', port: SHARED_REDIS_PORT };
+
+/** A chatbot job as the pipeline would build it. */
+function jobOf(eventId: string, conversation: string): WebhookJob {
+  const payload = chatbotEvent(eventId, conversation);
+  return {
+    type: 'chatbot',
+    payload,
+    requestId: `req-${eventId}`,
+    receivedAt: Date.now(),
+    orderingKey: `chatbot:${conversation}`,
+    dedupeKey: `chatbot:${eventId}`,
+    payloadVersion: 'v1',
+  };
+}
+
+describeRedis('BullMQ worker', () => {
+  const queueName = uniqueName('worker');
+  let redis: Redis;
+  let dispatcher: BullMQDispatcher;
+  const workers: WebhookWorker[] = [];
+
+  beforeAll(() => {
+    if (unreachable) throw new Error(unreachable);
+    redis = new Redis(connection);
+    dispatcher = createBullMQDispatcher({ connection, queueName, partitions: 3 });
+  });
+
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.close(2000)));
+  });
+
+  afterAll(async () => {
+    await dispatcher?.close();
+    if (redis) {
+      await cleanUp(redis, queueName, 'none');
+      await redis.quit();
+    }
+  });
+
+  it('runs each conversation in arrival order, retries included, and conversations side by side', async () => {
+    const seen = new Map<string, string[]>();
+    const failuresLeft = new Map([['c0-e0', 2]]);
+    const attempts: number[] = [];
+    workers.push(
+      createWorker({
+        connection,
+        queueName,
+        partitions: 3,
+        retry: { attempts: 3, backoff: { type: 'fixed', delay: 20 } },
+        handlers: {
+          onChatbot: (event, ctx) => {
+            const left = failuresLeft.get(event.eventId) ?? 0;
+            if (left > 0) {
+              failuresLeft.set(event.eventId, left - 1);
+              attempts.push(ctx.attempt);
+              throw new Error('flaky');
+            }
+            const list = seen.get(event.chatParticipantId) ?? [];
+            list.push(event.eventId);
+            seen.set(event.chatParticipantId, list);
+          },
+        },
+      }),
+    );
+    const expected = new Map<string, string[]>();
+    for (let i = 0; i < 15; i++) {
+      for (let c = 0; c < 4; c++) {
+        const id = `c${c}-e${i}`;
+        expect(await dispatcher.enqueue(jobOf(id, `conv-${queueName}-${c}`))).toBe('accepted');
+        expected.set(`conv-${queueName}-${c}`, [...(expected.get(`conv-${queueName}-${c}`) ?? []), id]);
+      }
+    }
+    await dispatcher.idle();
+    expect(new Map([...seen].sort())).toEqual(new Map([...expected].sort()));
+    expect(attempts).toEqual([1, 2]);
+  }, 20_000);
+
+  it('adds one job per dedupe key: a second enqueue of the same event is ignored', async () => {
+    const runs: string[] = [];
+    const job = jobOf(`dup-${queueName}`, 'conv-dup');
+    expect(await dispatcher.enqueue(job)).toBe('accepted');
+    expect(await dispatcher.enqueue(job)).toBe('accepted');
+    workers.push(
+      createWorker({
+        connection,
+        queueName,
+        partitions: 3,
+        handlers: { onChatbot: (event) => void runs.push(event.eventId) },
+      }),
+    );
+    await dispatcher.idle();
+    expect(runs).toEqual([job.payload.eventId]);
+  });
+
+  it('dead-letters an event that fails every attempt: onError per attempt, onDeadLetter once, <name>-dead queue', async () => {
+    const errors: boolean[] = [];
+    const deadLetters: DeadLetter[] = [];
+    workers.push(
+      createWorker({
+        connection,
+        queueName,
+        partitions: 3,
+        retry: { attempts: 2, backoff: { delay: 10 } },
+        handlers: {
+          onChatbot: () => {
+            throw new Error('always broken');
+          },
+          onError: (_error, ctx) => void errors.push(ctx.willRetry),
+          onDeadLetter: (deadLetter) => void deadLetters.push(deadLetter),
+        },
+      }),
+    );
+    const job = jobOf(`dead-${queueName}`, 'conv-dead');
+    await dispatcher.enqueue(job);
+    await dispatcher.idle();
+    expect(errors).toEqual([true, false]);
+    expect(deadLetters).toHaveLength(1);
+    expect(deadLetters[0]?.attempts).toBe(2);
+    expect(deadLetters[0]?.job.dedupeKey).toBe(job.dedupeKey);
+    const deadConnection = redis.duplicate();
+    const dead = new Queue<DeadLetterRecord>(`${queueName}-dead`, { connection: deadConnection });
+    try {
+      const stored = await dead.getJobs(['waiting']);
+      expect(stored.map((entry) => entry.data.job.dedupeKey)).toEqual([job.dedupeKey]);
+      expect(stored[0]?.data.error.message).toBe('always broken');
+    } finally {
+      await dead.close();
+      await deadConnection.quit();
+    }
+  });
+
+  it('hands a job waiting for its retry back on close; the next worker resumes it at the next attempt, before later events', async () => {
+    const order: string[] = [];
+    let failed = false;
+    const first = createWorker({
+      connection,
+      queueName,
+      partitions: 3,
+      retry: { attempts: 3, backoff: { delay: 60_000 } },
+      handlers: {
+        onChatbot: () => {
+          failed = true;
+          throw new Error('first try fails');
+        },
+      },
+    });
+    workers.push(first);
+    const conversation = `conv-resume-${queueName}`;
+    await dispatcher.enqueue(jobOf(`r1-${queueName}`, conversation));
+    await dispatcher.enqueue(jobOf(`r2-${queueName}`, conversation));
+    expect(await waitFor(async () => failed, 10_000)).toBe(true);
+    // Waiting out a 60 s backoff is not an option for a graceful close.
+    expect(await first.close(5000)).toBe(true);
+    workers.push(
+      createWorker({
+        connection,
+        queueName,
+        partitions: 3,
+        handlers: { onChatbot: (event, ctx) => void order.push(`${event.eventId}@${ctx.attempt}`) },
+      }),
+    );
+    await dispatcher.idle();
+    expect(order).toEqual([`r1-${queueName}@2`, `r2-${queueName}@1`]);
+  }, 20_000);
+
+  it('rejects options it cannot honour', () => {
+    expect(() => createWorker({ connection, queueName: 'a:b', handlers: {} })).toThrow(TypeError);
+    expect(() => createWorker({ connection, partitions: 0, handlers: {} })).toThrow(TypeError);
+    expect(() => createWorker({ connection, retry: { attempts: 0 }, handlers: {} })).toThrow(TypeError);
+  });
+});
