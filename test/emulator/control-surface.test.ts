@@ -57,14 +57,12 @@ describe('every trigger over HTTP', () => {
       .post('/_emulator/flag-number')
       .send({ number: SEED.lite.msisdn, durationMs: 1000 });
     expect(flag.body).toMatchObject({ flaggedUntil: T0 + 1000 });
-    const event = await control()
-      .post('/_emulator/partner-events')
-      .send({
-        messagingNumber: SEED.lite.msisdn,
-        eventType: 'USER_CHANGED_NUMBER',
-        oldNumber: '1',
-        newNumber: '2',
-      });
+    const event = await control().post('/_emulator/partner-events').send({
+      messagingNumber: SEED.lite.msisdn,
+      eventType: 'USER_CHANGED_NUMBER',
+      oldNumber: '1',
+      newNumber: '2',
+    });
     expect(event.status).toBe(200);
 
     expect((await control().post('/_emulator/clock/advance').send({ ms: 500 })).body).toEqual({
@@ -83,6 +81,22 @@ describe('every trigger over HTTP', () => {
     expect((participants.body as { id: string }[]).map((p) => p.id)).toContain(chatParticipantId);
     const participant = await control().get(`/_emulator/chat-participants/${chatParticipantId}`);
     expect(participant.body).toMatchObject({ lastAssignedAgent: SEED.users.ada, assignedTo: null });
+  });
+
+  it('GET /_emulator/numbers/:number/webhook-config shows the configuration scope resolution picks', async () => {
+    const create = (body: object) =>
+      control().post('/Messaging/MessagingClientWebHook').set('authorization', SEED.supervisorKey).send(body);
+    expect(
+      (await control().get(`/_emulator/numbers/${encodeURIComponent(SEED.lite.msisdn)}/webhook-config`))
+        .status,
+    ).toBe(404);
+    const fallback = await create({ incomingMessageURL: 'https://default.example' });
+    const override = await create({ messagingNumberId: SEED.lite.id, incomingMessageURL: '' });
+    const lite = await control().get(
+      `/_emulator/numbers/${encodeURIComponent(SEED.lite.msisdn)}/webhook-config`,
+    );
+    const cloud = await control().get(`/_emulator/numbers/${SEED.cloud.id}/webhook-config`);
+    expect([lite.body.id, cloud.body.id]).toEqual([override.body.id, fallback.body.id]);
   });
 
   it('GET /_emulator/state returns the seed summary with API keys and both number ids', async () => {

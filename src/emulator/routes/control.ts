@@ -80,6 +80,20 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
   post('/flag-number', (body) => triggers.flagNumber(body));
   post('/partner-events', (body) => triggers.partnerEvent(body));
 
+  // scope rules 1-3 as the emulator applies them: which configuration events on a number use
+  router.add({
+    method: 'GET',
+    path: `${CONTROL_PREFIX}/numbers/:number/webhook-config`,
+    auth: false,
+    handler: ({ params }) => {
+      const config = emulator.webhookConfigFor(params.number ?? '');
+      if (config === undefined) {
+        throw new NotFoundError(`No webhook configuration applies to ${params.number ?? ''}`);
+      }
+      return { status: 200, body: config };
+    },
+  });
+
   router.add({
     method: 'GET',
     path: `${CONTROL_PREFIX}/chat-participants`,
