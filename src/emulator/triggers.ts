@@ -46,6 +46,7 @@ import {
   type EmulatorNumber,
   type EmulatorState,
   type OutboundMessage,
+  userDisplayName,
 } from './state.js';
 
 /** The longest documented flag period: "up to 24 hours". */
@@ -481,7 +482,6 @@ export function createTriggers(
       const deliveries: DeliveryLogEntry[] = [];
       const agent = outcome.agentId === null ? undefined : state.users.get(outcome.agentId);
       if (input.notify && agent !== undefined) {
-        const name = [agent.firstName, agent.lastName].filter((part) => part !== '').join(' ') || agent.email;
         const number = numberOfParticipant(participant);
         const chatbot = emitChatbot(
           number,
@@ -495,7 +495,7 @@ export function createTriggers(
               timestamp: clock.now(),
               messageId: randomUUID(),
               messageType: 'USER_ACTION',
-              messageText: agent.assignmentMessage ?? `Assigned to ${name}`,
+              messageText: agent.assignmentMessage ?? `Assigned to ${userDisplayName(agent)}`,
               routedToAnotherTeam: outcome.routedToAnotherTeam,
             }),
           input.faults,
