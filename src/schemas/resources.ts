@@ -567,7 +567,7 @@ export const agentChatLimitSchema = z.object({
 export type AgentChatLimitChange = z.input<typeof agentChatLimitSchema>;
 
 const credentialInputShape = {
-  password: z.string().nullish(),
+  password: z.string().min(1, 'Expected a non-empty password').nullish(),
   tempPassword: z.string().nullish(),
   apiKey: nonEmpty.nullish(),
   loginToken: z.string().nullish(),

@@ -157,11 +157,20 @@ describe('POST and PUT SystemUsers (credential-bearing)', () => {
     ['update to an apiKey already used', 'put', { id: IDS.bob, apiKey: KEYS.ada }, 409, 'apiKey'],
     ['create without email', 'post', { password: 'x' }, 400, 'email'],
     ['update of an unknown id', 'put', { id: 'ghost' }, 404, 'id'],
-    ['update with an empty password', 'put', { id: IDS.bob, password: '' }, 400, 'password'],
+    ['update with an empty password', 'put', { id: IDS.bob, firstName: 'X', password: '' }, 400, 'password'],
+    [
+      'update to a used apiKey with other changes',
+      'put',
+      { id: IDS.bob, firstName: 'X', apiKey: KEYS.ada },
+      409,
+      'apiKey',
+    ],
   ] as const)('%s: %s', async (_, method, body, status, field) => {
+    const before = structuredClone([...ctx.emulator.state.users.values()]);
     const res = await call(method, SU, KEYS.supervisor, body);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ status: 'ERROR', field });
+    expect([...ctx.emulator.state.users.values()]).toEqual(before);
   });
 });
 
