@@ -94,6 +94,7 @@ export async function closeClient(client: Redis): Promise<void> {
   try {
     await client.quit();
   } catch {
-    client.disconnect();
+    // QUIT can race the server closing the socket: then the client is already ending.
+    if (client.status !== 'end') client.disconnect();
   }
 }

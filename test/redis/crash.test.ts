@@ -18,7 +18,7 @@ const { describe: describeRedis, unreachable } = await describeWithRedis();
 
 const EVENTS = 5000;
 const KILL_AFTER = 2000; // answers received before the SIGKILL: well inside the burst
-const PARTITIONS = 4;
+const PARTITIONS = 8;
 
 describeRedis('crash: a receiver killed with SIGKILL in the middle of a burst', () => {
   const queueName = uniqueName('crash');

@@ -47,7 +47,7 @@ describeRedis('Redis dedupe store', () => {
   });
 
   it('claims a key once across instances, under the library prefix, with the lease then the TTL', async () => {
-    const [a, b] = [storeOf({ leaseMs: 5000, ttlMs: 60_000 }), storeOf()];
+    const [a, b] = [storeOf({ leaseMs: 5000, ttlMs: 60_000 }), storeOf({ leaseMs: 5000, ttlMs: 60_000 })];
     const outcomes = await Promise.allSettled([
       a.claim('chatbot:e1'),
       b.claim('chatbot:e1'),

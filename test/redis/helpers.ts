@@ -51,6 +51,19 @@ export async function describeWithRedis(): Promise<{
   return { describe: describe.skip, unreachable: gate.reason };
 }
 
+/** Closes a test's client whatever state an outage left it in. */
+export async function quitQuietly(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  await client.quit().catch(() => {
+    // QUIT can race the server closing the socket: then the client is already ending.
+    if (client.status !== 'end') client.disconnect();
+  });
+}
+
 /** A unique name for this test run, usable as a BullMQ queue name (no ':'). */
 export const uniqueName = (label: string): string => `mwtest-${label}-${randomUUID().slice(0, 8)}`;
 

@@ -7,6 +7,7 @@ import {
   freePort,
   pool,
   post,
+  quitQuietly,
   startRedisServer,
   startReceiver,
   uniqueName,
@@ -137,7 +138,7 @@ describeRedis('outage: a private redis-server is killed and restarted under a li
           `${Math.round(hung.slowest)} ms), ${PER_PHASE} after it resumed (200)\n`,
       );
     } finally {
-      await recorder.quit();
+      await quitQuietly(recorder);
     }
   }, 50_000);
 });
