@@ -49,10 +49,10 @@ const summary = (samples) => {
 
 /**
  * Runs one load: `connections` keep-alive connections POSTing `type` bodies to `url` for
- * `durationSec`. Returns throughput, exact latency percentiles of 2xx answers (and of all
+ * `durationSec`, as fast as answered or at `rate` requests/s. Returns throughput, exact latency percentiles of 2xx answers (and of all
  * answers), status counts, and the share of 503s after the first 503.
  */
-async function run({ url, type, connections, durationSec, conversations }) {
+async function run({ url, type, connections, durationSec, conversations, rate }) {
   const nextBody = createBodyFactory(type, { conversations });
   const ok = new Samples();
   const all = new Samples();
@@ -66,6 +66,8 @@ async function run({ url, type, connections, durationSec, conversations }) {
     url,
     connections,
     duration: durationSec,
+    // A fixed offered rate (requests/s over all connections) instead of as fast as answered.
+    ...(rate === undefined ? {} : { overallRate: rate }),
     timeout: 10,
     requests: [
       {
