@@ -95,6 +95,9 @@ export async function closeClient(client: Redis): Promise<void> {
     await client.quit();
   } catch {
     // QUIT can race the server closing the socket: then the client is already ending.
-    if (client.status !== 'end') client.disconnect();
+    if (!hasEnded(client)) client.disconnect();
   }
 }
+
+/** Read afresh (not narrowed): the status changes while a command is awaited. */
+const hasEnded = (client: Redis): boolean => client.status === 'end';
