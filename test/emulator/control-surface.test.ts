@@ -236,3 +236,22 @@ describe('listen and close', () => {
     expect(emulator.url).toBeUndefined();
   });
 });
+
+describe('raw requests', () => {
+  it('a malformed request target is a JSON 400', async () => {
+    const url = await emulator.listen();
+    const { port } = new URL(url);
+    const { request: rawRequest } = await import('node:http');
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = rawRequest({ host: '127.0.0.1', port, method: 'GET', path: 'http://[bad' }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'ERROR', code: 'BAD_REQUEST' });
+  });
+});

@@ -47,7 +47,13 @@ export function createRequestListener(options: RequestListenerOptions): RequestL
   }
 
   async function route(req: IncomingMessage): Promise<RouteResult> {
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    } catch (error) {
+      req.resume();
+      throw new BadRequestError('Malformed request target', { cause: error, field: 'url' });
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const found = options.router.match(method, path);
