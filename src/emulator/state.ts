@@ -470,6 +470,7 @@ export function bsuidFor(msisdn: string): string {
   return `BSUID.${msisdn.replace(/\D/g, '')}`;
 }
 
+/** The client with a clientRef. */
 export function findClientByRef(state: EmulatorState, clientRef: string): EmulatorClient | undefined {
   for (const client of state.clients.values()) if (client.clientRef === clientRef) return client;
   return undefined;
@@ -481,6 +482,7 @@ export function findUserByApiKey(state: EmulatorState, apiKey: string): Emulator
   return undefined;
 }
 
+/** The number with a phone number (E.164, as stored). */
 export function findNumberByMsisdn(state: EmulatorState, msisdn: string): EmulatorNumber | undefined {
   for (const number of state.numbers.values()) if (number.messagingNumber.number === msisdn) return number;
   return undefined;
@@ -503,10 +505,12 @@ export function findNumber(state: EmulatorState, ref: string): EmulatorNumber | 
   );
 }
 
+/** The numbers linked to a client. */
 export function numbersOfClient(state: EmulatorState, clientId: string): EmulatorNumber[] {
   return [...state.numbers.values()].filter((number) => number.clientId === clientId);
 }
 
+/** A client's webhook configurations (default and overrides), in creation order. */
 export function webhookConfigsOfClient(state: EmulatorState, clientId: string): StoredWebhookConfig[] {
   return [...state.webhookConfigs.values()].filter((config) => config.clientId === clientId);
 }
