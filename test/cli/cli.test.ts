@@ -153,6 +153,19 @@ describe('messaging-webhooks emulator', () => {
     expect(run.stdout).toContain('Emulator stopped.');
   });
 
+  it('reports a port already in use with one clear line', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const run = await runCli(['emulator', '--port', String(port)]);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(`error: port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
+  });
+
   it('refuses a bad port with one clear line', async () => {
     const run = await runCli(['emulator', '--port', 'seventy']);
     expect(run.code).toBe(1);
