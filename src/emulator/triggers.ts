@@ -198,7 +198,7 @@ const CANONICAL_SESSION_STATUS: Readonly<Record<SessionStatusType, SessionStatus
   disconnected: 'Disconnected',
 };
 
-/** Results of the message triggers. */
+/** Result of {@link Triggers.customerMessage}. */
 export interface CustomerMessageResult {
   readonly chatParticipantId: string;
   /** The incoming message's gstId (the reacted-to one for REACTION). */
@@ -207,21 +207,25 @@ export interface CustomerMessageResult {
   readonly deliveries: readonly DeliveryLogEntry[];
   readonly payloads: { readonly incoming: Payload; readonly chatbot?: Payload };
 }
+/** Result of {@link Triggers.botReply}. */
 export interface BotReplyResult {
   readonly chatParticipantId: string;
   readonly deliveries: readonly DeliveryLogEntry[];
   /** The OUTGOING chatbot payload, when the flags let it through. */
   readonly payload?: Payload;
 }
+/** Result of {@link Triggers.assignAgent}: the outcome and the assignment event's delivery, if any. */
 export interface AssignAgentResult extends AssignmentOutcome {
   readonly deliveries: readonly DeliveryLogEntry[];
 }
+/** Result of {@link Triggers.sendMessage} and {@link Triggers.updateMessageStatus}. */
 export interface MessageResult {
   readonly message: Readonly<OutboundMessage>;
   readonly chatParticipantId: string;
   readonly deliveries: readonly DeliveryLogEntry[];
   readonly payload: Payload;
 }
+/** Result of {@link Triggers.sessionChange} and {@link Triggers.flagNumber}. */
 export interface SessionResult {
   readonly number: string;
   readonly status: string;
@@ -229,6 +233,7 @@ export interface SessionResult {
   readonly flaggedUntil: number | null;
   readonly deliveries: readonly DeliveryLogEntry[];
 }
+/** Result of {@link Triggers.partnerEvent}. */
 export interface PartnerEventResult {
   readonly deliveries: readonly DeliveryLogEntry[];
   readonly payload: Payload;
