@@ -192,6 +192,18 @@ describe('create, update, get default, list, delete', () => {
     expect(back.body).toMatchObject({ chatbotPayloadVersion: null });
   });
 
+  it('a list row sent back unchanged as an update is accepted and changes nothing', async () => {
+    await create({ messagingNumberId: SEED.lite.id, incomingMessageURL: URL_A, chatbotPayloadVersion: 'v2' });
+    const list = await api().get(`${WEBHOOK_API}/list`).set('authorization', SEED.supervisorKey);
+    const row = (list.body.content as Record<string, unknown>[])[0];
+    const response = await api()
+      .put(WEBHOOK_API)
+      .set('authorization', SEED.supervisorKey)
+      .send(row ?? {});
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(row);
+  });
+
   it("update and delete of another client's configuration are 404", async () => {
     const created = await create({ incomingMessageURL: URL_A });
     const update = await api()
