@@ -146,7 +146,9 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
             attempts: attempt,
             failedAt: Date.now(),
           };
-          await deadQueue.add(webhook.type, record, job.id === undefined ? {} : { jobId: job.id });
+          // One dead letter per job even if a crash re-runs it; BullMQ's own ids are integers,
+          // which a custom id may not be, hence the partition name in front.
+          await deadQueue.add(webhook.type, record, { jobId: `${job.queueName}-${job.id ?? 'x'}` });
           runner.deadLettered({ job: webhook, error, attempts: attempt });
           return 'dead-lettered';
         }

@@ -133,18 +133,25 @@ describeRedis('BullMQ worker', () => {
       }),
     );
     const job = jobOf(`dead-${queueName}`, 'conv-dead');
+    const undeduplicated = { ...jobOf(`dead2-${queueName}`, 'conv-dead'), dedupeKey: undefined };
     await dispatcher.enqueue(job);
+    await dispatcher.enqueue(undeduplicated); // BullMQ's own (integer) id
     await dispatcher.idle();
-    expect(errors).toEqual([true, false]);
-    expect(deadLetters).toHaveLength(1);
+    expect(errors).toEqual([true, false, true, false]);
+    expect(deadLetters.map((deadLetter) => deadLetter.job.requestId)).toEqual([
+      job.requestId,
+      undeduplicated.requestId,
+    ]);
     expect(deadLetters[0]?.attempts).toBe(2);
     expect(deadLetters[0]?.job.dedupeKey).toBe(job.dedupeKey);
     const deadConnection = redis.duplicate();
     const dead = new Queue<DeadLetterRecord>(`${queueName}-dead`, { connection: deadConnection });
     try {
       const stored = await dead.getJobs(['waiting']);
-      expect(stored.map((entry) => entry.data.job.dedupeKey)).toEqual([job.dedupeKey]);
-      expect(stored[0]?.data.error.message).toBe('always broken');
+      expect(stored.map((entry) => entry.data.job.requestId).sort()).toEqual(
+        [job.requestId, undeduplicated.requestId].sort(),
+      );
+      expect(stored.map((entry) => entry.data.error.message)).toEqual(['always broken', 'always broken']);
     } finally {
       await dead.close();
       await deadConnection.quit();
