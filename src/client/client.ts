@@ -118,8 +118,11 @@ export interface UsersApi {
 export interface SystemUsersApi {
   /** @deprecated Use {@link UsersApi.create}. POST SystemUsers. */
   create(input: SystemUserCreate): Promise<SystemUser>;
-  /** @deprecated Use {@link UsersApi.update}. PUT SystemUsers. */
-  update(input: SystemUserUpdate): Promise<SystemUser>;
+  /**
+   * @deprecated Use {@link UsersApi.update}. PUT SystemUsers. A fetched SystemUser can be sent
+   * back as is: its masked password leaves the password unchanged.
+   */
+  update(input: SystemUserUpdate | SystemUser): Promise<SystemUser>;
   /** @deprecated Use {@link UsersApi.me}. */
   getCurrentLoginSystemUser(): Promise<SystemUser>;
   /** @deprecated Use {@link UsersApi.list}. SUPERVISOR only: 403 for other callers. */
@@ -147,7 +150,9 @@ export interface ChatParticipantsApi {
    * conversationClosed, missedConversation, afterHoursConversation, sendRatingWidget and
    * chatBotConversation becomes false. Prefer {@link ChatParticipantsApi.setConversationClosed}.
    */
-  terminateChatParticipantChat(participant: ChatParticipantTerminate): Promise<ChatParticipant>;
+  terminateChatParticipantChat(
+    participant: ChatParticipantTerminate | ChatParticipant,
+  ): Promise<ChatParticipant>;
   /**
    * Merge rule 4, the safe usage of the deprecated operation: fetches the participant, sets
    * conversationClosed (and sendRatingWidget when given) and sends the complete object back.

@@ -246,11 +246,7 @@ const operations: Operation[] = [
     method: 'update',
     async run() {
       const bob = await clientFor(KEYS.bob).systemUsers.getCurrentLoginSystemUser();
-      const updated = await supervisor.systemUsers.update({
-        ...bob,
-        id: bob.id,
-        firstName: 'Roberto',
-      } as Parameters<PlatformClient['systemUsers']['update']>[0]);
+      const updated = await supervisor.systemUsers.update({ ...bob, firstName: 'Roberto' });
       expect(updated).toMatchObject({ firstName: 'Roberto', apiKey: KEYS.bob });
     },
   },
