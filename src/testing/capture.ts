@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
-import { WEBHOOK_TYPES } from '../schemas/index.js';
+import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../schemas/index.js';
 
 export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 
@@ -216,6 +216,24 @@ const captureLineSchema = z.object({
   body: z.string(),
 });
 
+/**
+ * A hand-written line `{ "type"?: ..., "payload": {...}, "receivedAt"?: ... }` (e.g. payloads
+ * exported with jq): read as a capture of that payload on its type's endpoint.
+ */
+const payloadLineSchema = z
+  .object({
+    receivedAt: z.string().default(''),
+    type: z.enum(WEBHOOK_TYPES).nullish(),
+    payload: z.unknown(),
+  })
+  .transform(({ receivedAt, type, payload }) => ({
+    receivedAt,
+    type,
+    path: type == null ? '/' : `/${WEBHOOK_PATHS[type]}`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  }));
+
 /** One line of a capture file: a record, or why the line could not be read. */
 export type CaptureLine =
   | { readonly line: number; readonly record: CaptureRecord; readonly error?: undefined }
@@ -249,7 +267,13 @@ export function parseCaptureLine(text: string, line: number): CaptureLine {
   } catch (error) {
     return { line, error: `line ${line}: invalid JSON (${(error as Error).message})` };
   }
-  const parsed = captureLineSchema.safeParse(value);
+  const isPayloadLine =
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'payload' in value &&
+    !('body' in value);
+  const parsed = isPayloadLine ? payloadLineSchema.safeParse(value) : captureLineSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where =
@@ -261,8 +285,9 @@ export function parseCaptureLine(text: string, line: number): CaptureLine {
 }
 
 /**
- * Reads a capture file line by line, yielding each record with its line number. A line that is
- * not JSON, or not a capture record, is yielded with an `error` naming its line, and reading
+ * Reads a capture file line by line, yielding each record with its line number. Besides capture
+ * records, a line may be `{ "type"?, "payload" }` (the payload is serialised as the body). A line
+ * that is not JSON, or neither of those, is yielded with an `error` naming its line, and reading
  * goes on; blank lines are skipped. Rejects with {@link CaptureFileError} when the file cannot be
  * opened.
  *

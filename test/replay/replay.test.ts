@@ -287,6 +287,32 @@ describe('replay', () => {
     }
   });
 
+  it('reads hand-written { type, payload } lines as captures of those payloads', async () => {
+    const file = tempFile();
+    const status = buildStatus();
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ type: 'status', payload: status }),
+        JSON.stringify({ payload: fixtures.event.USER_PREFERENCE }),
+        JSON.stringify({ type: 'nope', payload: {} }),
+      ].join('\n'),
+    );
+    const target = await startRawServer();
+    try {
+      const report = await replay(file, target.url);
+      expect(report.items.map((item) => [item.line, item.path, item.status])).toEqual([
+        [1, '/status', 200],
+        [2, '/', 200],
+        [3, undefined, undefined],
+      ]);
+      expect(report.items[2]!.error).toMatch(/^line 3: not a capture record \(type: /);
+      expect(JSON.parse(target.requests[0]!.body.toString('utf8'))).toEqual(status);
+    } finally {
+      await target.close();
+    }
+  });
+
   it("stops at the first unanswered item with stopOn: 'network-error'", async () => {
     const target = await startRawServer();
     const url = target.url;
