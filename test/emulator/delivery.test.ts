@@ -311,6 +311,37 @@ describe('fault injection', () => {
 });
 
 describe('through the real receiver', () => {
+  it('an out-of-order status receipt arrives late and the receiver does not move the state back', async () => {
+    const seen: [string, boolean | undefined][] = [];
+    const h = await startHarness(
+      {},
+      {
+        onStatus: (payload, ctx) => {
+          seen.push([String(payload.status), ctx.delivery?.applied]);
+        },
+      },
+    );
+    try {
+      await h.createConfig({ statusUpdateURL: h.urls('a').statusUpdateURL });
+      const { message } = h.emulator.sendMessage({ number: SEED.cloud.msisdn, to: CUSTOMER });
+      await h.settle();
+      h.emulator.updateMessageStatus({
+        gstId: message.gstId,
+        status: 'SENT',
+        faults: [{ kind: 'outOfOrder' }],
+      });
+      h.emulator.updateMessageStatus({ gstId: message.gstId, status: 'DELIVERED' });
+      await h.settle();
+      expect(seen).toEqual([
+        ['ACCEPTED', true],
+        ['DELIVERED', true],
+        ['SENT', false],
+      ]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('a duplicated chatbot event reaches the callback once (the receiver dedupes on eventId)', async () => {
     const h = await startHarness({ deliveryHeaders: { 'x-webhook-token': 'tok' } }, { token: 'tok' });
     try {
