@@ -3,9 +3,10 @@
 // exists); all traffic goes to 127.0.0.1 and every scenario is bounded in time. Prints a table per
 // scenario and writes everything measured to bench/results/<timestamp>.json.
 //
-//   node bench/run.js [--quick] [--only=1,3] [--rounds=N] [--seconds=S] [--profile]
+//   node bench/run.js [--quick] [--only=1,3] [--rounds=N] [--seconds=S] [--profile] [--ladder]
 //
 // --rounds, --seconds: rounds and seconds per run of scenario 1 (default 2 rounds of 1.5 s).
+// --ladder: also the cost ladders of scenario 1 (several minutes more; use with --only=1).
 //
 // --quick: one round of 1-second runs (a smoke test, numbers not meant to be quoted).
 // --profile: also write a V8 CPU profile of the router and node-handler servers of scenario 1
@@ -37,7 +38,15 @@ const PROFILE = args.has('profile');
 const CONNECTIONS = 50;
 /** Offered rate of the cost ladders: low enough for every server to keep up on a loaded machine. */
 const LADDER_RATE = Number(args.get('ladder-rate') ?? 500);
-const LADDER_SECONDS = quick ? 1 : 1.5;
+const LADDER_SECONDS = quick ? 1 : 2;
+/**
+ * --ladder: also run the cost ladders. Off by default: a server that only the ladder measures
+ * must first be warmed as long as the main servers were (their JIT tiers and heap settle over
+ * the main runs; pinned to one loaded CPU, V8's background compiler is slow to deliver), which
+ * does not fit in the 5-minute run.
+ */
+const LADDER = args.has('ladder');
+const LADDER_WARMUP_SECONDS = quick ? 1 : 10;
 /** Past this many seconds, the remaining scenarios are skipped (the whole bench stays under 5 min). */
 const BUDGET_SECONDS = 250;
 const SERVER_CPU = 0;
@@ -167,8 +176,10 @@ async function scenarioThroughput(load) {
         : [];
     servers[kind] = await server({ kind, callbacks: 'instant' }, nodeArgs);
   }
-  for (const [name, config] of Object.entries(ladder)) {
-    servers[name] = await server({ ...config, callbacks: 'instant' });
+  if (LADDER) {
+    for (const [name, config] of Object.entries(ladder)) {
+      servers[name] = await server({ ...config, callbacks: 'instant' });
+    }
   }
   const runs = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
@@ -192,7 +203,7 @@ async function scenarioThroughput(load) {
     }
   }
   const ladderRuns = [];
-  for (let round = 1; round <= ROUNDS; round += 1) {
+  for (let round = 1; LADDER && round <= ROUNDS; round += 1) {
     const order = round % 2 === 1 ? LADDER_KINDS : [...LADDER_KINDS].reverse();
     for (const kind of order) {
       // Servers only in the ladder get the warm-up the others had over the five types of the main
@@ -202,7 +213,7 @@ async function scenarioThroughput(load) {
           url: `http://127.0.0.1:${servers[kind].hello.port}/webhooks/chatbot`,
           type: 'chatbot',
           connections: CONNECTIONS,
-          durationSec: quick ? 1 : 2,
+          durationSec: LADDER_WARMUP_SECONDS,
         });
       const run = await measure(load, servers[kind], {
         path: '/webhooks/chatbot',
@@ -312,56 +323,60 @@ async function scenarioThroughput(load) {
       `geometric mean over the five types; worst type ${worst.toFixed(2)}×; by server CPU per request ${overallCpu.toFixed(2)}×`,
     );
   }
-  const expressCells = ['express-floor', 'express-bare', 'express-router'].map((kind) =>
-    cell(kind, 'chatbot', ladderRuns),
-  );
-  log(
-    `\nExpress, chatbot at ${LADDER_RATE} req/s offered: its own floor against the two ways of parsing (server CPU µs per request):`,
-  );
-  log(
-    table(
-      ['server', 'what it does', 'req/s', 'p99 ms', 'CPU µs/req', 'over the floor'],
-      expressCells.map((c, i) => [
-        c.kind,
-        {
-          'express-floor': 'Express routing; body read, JSON.parse and answer as raw node:http',
-          'express-bare': 'express.json() + res.json() (the ceiling of the target)',
-          'express-router': 'the router mounted with app.use (its own body reading + pipeline)',
-        }[c.kind],
-        int(c.requestsPerSec),
-        fixed(c.p99),
-        int(c.cpuUs),
-        i === 0 ? '' : int(c.cpuUs - expressCells[0].cpuUs),
-      ]),
-    ),
-  );
-  const ladderCells = LADDER_KINDS.filter((kind) => !kind.startsWith('express')).map((kind) =>
-    cell(kind, 'chatbot', ladderRuns),
-  );
-  log(
-    `\nCost ladder, chatbot at ${LADDER_RATE} req/s offered, raw node:http → createNodeHandler (server CPU µs per request):`,
-  );
-  log(
-    table(
-      ['server', 'what it adds', 'req/s', 'p99 ms', 'CPU µs/req', '+ CPU µs'],
-      ladderCells.map((c, i) => [
-        c.kind,
-        {
-          'node-raw': 'collect chunks, JSON.parse, writeHead + end',
-          'node-readbody': "the library's readBody() and send() instead",
-          'handler:no-callbacks': 'pipeline: head, parse, validate, ack (no callback registered)',
-          'handler:no-dedupe': 'enqueue + run an instant callback',
-          'node-handler': 'dedupe (the full receiver)',
-          'handler:coarse-ttl-clock':
-            'full receiver, LRU ttlResolution 1 s instead of 1 ms (vs previous row)',
-        }[c.kind],
-        int(c.requestsPerSec),
-        fixed(c.p99),
-        int(c.cpuUs),
-        i === 0 ? '' : int(c.cpuUs - ladderCells[i - 1].cpuUs),
-      ]),
-    ),
-  );
+  let ladderCells = [];
+  let expressCells = [];
+  if (LADDER) {
+    expressCells = ['express-floor', 'express-bare', 'express-router'].map((kind) =>
+      cell(kind, 'chatbot', ladderRuns),
+    );
+    log(
+      `\nExpress, chatbot at ${LADDER_RATE} req/s offered: its own floor against the two ways of parsing (server CPU µs per request):`,
+    );
+    log(
+      table(
+        ['server', 'what it does', 'req/s', 'p99 ms', 'CPU µs/req', 'over the floor'],
+        expressCells.map((c, i) => [
+          c.kind,
+          {
+            'express-floor': 'Express routing; body read, JSON.parse and answer as raw node:http',
+            'express-bare': 'express.json() + res.json() (the ceiling of the target)',
+            'express-router': 'the router mounted with app.use (its own body reading + pipeline)',
+          }[c.kind],
+          int(c.requestsPerSec),
+          fixed(c.p99),
+          int(c.cpuUs),
+          i === 0 ? '' : int(c.cpuUs - expressCells[0].cpuUs),
+        ]),
+      ),
+    );
+    ladderCells = LADDER_KINDS.filter((kind) => !kind.startsWith('express')).map((kind) =>
+      cell(kind, 'chatbot', ladderRuns),
+    );
+    log(
+      `\nCost ladder, chatbot at ${LADDER_RATE} req/s offered, raw node:http → createNodeHandler (server CPU µs per request):`,
+    );
+    log(
+      table(
+        ['server', 'what it adds', 'req/s', 'p99 ms', 'CPU µs/req', '+ CPU µs'],
+        ladderCells.map((c, i) => [
+          c.kind,
+          {
+            'node-raw': 'collect chunks, JSON.parse, writeHead + end',
+            'node-readbody': "the library's readBody() and send() instead",
+            'handler:no-callbacks': 'pipeline: head, parse, validate, ack (no callback registered)',
+            'handler:no-dedupe': 'enqueue + run an instant callback',
+            'node-handler': 'dedupe (the full receiver)',
+            'handler:coarse-ttl-clock':
+              'full receiver, LRU ttlResolution 1 s instead of 1 ms (vs previous row)',
+          }[c.kind],
+          int(c.requestsPerSec),
+          fixed(c.p99),
+          int(c.cpuUs),
+          i === 0 ? '' : int(c.cpuUs - ladderCells[i - 1].cpuUs),
+        ]),
+      ),
+    );
+  }
   // Where the receiver's time goes: the pipeline in-process, stage by stage (bench/stages.js).
   const stagesProc = await child('stages.js', { cpu: SERVER_CPU, name: 'stages' });
   const stages = await stagesProc.call('stages', { count: quick ? 1000 : 2000 }, 300_000);
@@ -398,8 +413,8 @@ async function scenarioThroughput(load) {
   results.scenarios.throughput = {
     cells,
     stages,
-    ladderRate: LADDER_RATE,
-    ladder: [...ladderCells, ...expressCells],
+    ladderRate: LADDER ? LADDER_RATE : undefined,
+    ladder: LADDER ? [...ladderCells, ...expressCells] : undefined,
     ladderRuns,
     runs: runs.map(({ serverStats, ...run }) => ({ ...run, serverStats })),
   };
@@ -409,7 +424,7 @@ async function scenarioThroughput(load) {
 // Scenario 2: ack latency while callbacks take 30 s, and 503s once the bounded queue is full.
 
 async function scenarioSlowCallbacks(load) {
-  const seconds = LONG_SECONDS;
+  const seconds = quick ? 1 : 3;
   const conversations = 1000;
   log(
     `\n## 2. Ack latency with 30-second callbacks (router in Express, chatbot, ${conversations} conversations, ${seconds} s per run)`,
@@ -430,7 +445,7 @@ async function scenarioSlowCallbacks(load) {
         url: `http://127.0.0.1:${srv.hello.port}/webhooks/chatbot`,
         type: 'chatbot',
         connections: CONNECTIONS,
-        durationSec: 1,
+        durationSec: quick ? 1 : 2,
         conversations,
       });
       const run = await measure(load, srv, {
@@ -656,7 +671,7 @@ async function scenarioRedis(load) {
           url: `http://127.0.0.1:${srv.hello.port}/webhooks/chatbot`,
           type: 'chatbot',
           connections: CONNECTIONS,
-          durationSec: 1,
+          durationSec: quick ? 1 : 2,
           conversations: 1000,
         });
         out[mode].push(
