@@ -24,6 +24,11 @@ export function createRedisClient(
   role: ClientRole,
   commandTimeoutMs: number = DEFAULT_COMMAND_TIMEOUT_MS,
 ): Redis {
+  if (typeof connection !== 'string' && (typeof connection !== 'object' || connection === null)) {
+    throw new TypeError(
+      `connection: expected ioredis options or a redis:// URL, got ${connection === null ? 'null' : typeof connection}`,
+    );
+  }
   const tuned: RedisConnectionOptions =
     role === 'receiver'
       ? {

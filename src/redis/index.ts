@@ -16,8 +16,17 @@
  *
  * @packageDocumentation
  */
-export * from './connection.js';
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type RedisConnection,
+  type RedisConnectionOptions,
+} from './connection.js';
 export * from './dedupe-store.js';
 export * from './dispatcher.js';
-export * from './queues.js';
+export {
+  DEFAULT_KEEP_COMPLETED_MS,
+  DEFAULT_PARTITIONS,
+  DEFAULT_QUEUE_NAME,
+  type QueueTopology,
+} from './queues.js';
 export * from './worker.js';

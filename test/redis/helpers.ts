@@ -32,7 +32,10 @@ export async function pingRedis(
   } catch (error) {
     return { ok: false, reason: `Redis on 127.0.0.1:${port} is unreachable (${(error as Error).message})` };
   } finally {
-    client.disconnect();
+    // No reconnects (retryStrategy null): a failed client is done; disconnect() would wait up
+    // to 2 s for a socket that closed already.
+    if (client.status === 'ready') await client.quit();
+    else if (client.stream?.destroyed !== true) client.disconnect();
   }
 }
 

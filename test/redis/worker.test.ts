@@ -196,5 +196,10 @@ describeRedis('BullMQ worker', () => {
     expect(() => createWorker({ connection, queueName: 'a:b', handlers: {} })).toThrow(TypeError);
     expect(() => createWorker({ connection, partitions: 0, handlers: {} })).toThrow(TypeError);
     expect(() => createWorker({ connection, retry: { attempts: 0 }, handlers: {} })).toThrow(TypeError);
+    expect(() => createWorker({ connection: undefined as never, handlers: {} })).toThrow(
+      /connection: expected/,
+    );
+    expect(() => createBullMQDispatcher({ connection: null as never })).toThrow(/connection: expected/);
+    expect(() => createBullMQDispatcher({ connection, keepCompletedMs: 10 })).toThrow(TypeError);
   });
 });
