@@ -39,3 +39,12 @@ export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js'
 export type { AssignmentOutcome } from './agents.js';
 export * from './state.js';
 export * from './triggers.js';
+export { API_ROUTE_GROUPS } from './routes/index.js';
+export {
+  CHAT_PARTICIPANT_PATH,
+  TERMINATE_CHAT_PATH,
+  CHAT_V2_PATHS,
+  ratingWidgetTriggers,
+} from './routes/live-chat.js';
+export { USERS_V1_PATH } from './routes/users.js';
+export { SYSTEM_USERS_PATH } from './routes/system-users.js';
