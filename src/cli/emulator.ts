@@ -59,10 +59,10 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   io.out(
     `API key: ${DEFAULT_API_KEYS.supervisor}  (supervisor of client demo; send it as the Authorization header)`,
   );
-  for (const user of description.users) {
-    if (user.apiKey !== DEFAULT_API_KEYS.supervisor)
-      io.out(`  other keys: ${user.apiKey}  (${user.email}, client ${user.clientRef})`);
-  }
+  const others = description.users.filter((user) => user.apiKey !== DEFAULT_API_KEYS.supervisor);
+  if (others.length > 0) io.out('Other API keys:');
+  for (const user of others)
+    io.out(`  ${user.apiKey}  (${user.email}, ${user.liveChatRole ?? user.role}, client ${user.clientRef})`);
   for (const number of description.numbers) {
     io.out(
       `Number ${number.msisdn}  ${number.kind}  client ${number.clientRef}  messagingNumberId ${number.messagingNumberId}`,
