@@ -24,13 +24,17 @@ export async function pingRedis(
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  client.on('error', () => undefined);
+  let cause: Error | undefined;
+  client.on('error', (error: Error) => {
+    cause = error;
+  });
   try {
     await client.connect();
     await client.ping();
     return { ok: true };
   } catch (error) {
-    return { ok: false, reason: `Redis on 127.0.0.1:${port} is unreachable (${(error as Error).message})` };
+    const message = (cause ?? (error as Error)).message;
+    return { ok: false, reason: `Redis on 127.0.0.1:${port} is unreachable (${message})` };
   } finally {
     // No reconnects (retryStrategy null): a failed client is done; disconnect() would wait up
     // to 2 s for a socket that closed already.
