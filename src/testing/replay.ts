@@ -209,10 +209,15 @@ export async function replay(
             // Scheduled from the first item, so waits do not add up the time each send took.
             const due = firstSentAt + (entry.receivedAt - firstCaptured) / speed;
             const wait = due - performance.now();
-            if (wait > 0)
+            if (wait > 0) {
               await sleep(wait, undefined, options.signal ? { signal: options.signal } : {}).catch(
                 () => undefined,
               );
+            }
+          }
+          if (options.signal?.aborted) {
+            stopped = true;
+            break;
           }
         }
         report = await send(entry, base, basePath, options, timeoutMs);
@@ -253,8 +258,13 @@ async function* entries(source: ReplaySource): AsyncGenerator<SourceEntry, void,
     return;
   }
   if (!Array.isArray(source)) throw new TypeError('source: expected a file path or an array');
-  for (const [index, item] of source.entries()) {
-    yield isCaptureRecord(item) ? fromRecord(item, index) : fromPayload(item as ReplayPayload, index);
+  const list: readonly unknown[] = source;
+  for (let index = 0; index < list.length; index += 1) {
+    const item = list[index];
+    if (isCaptureRecord(item)) yield fromRecord(item, index);
+    else if (typeof item === 'object' && item !== null && 'payload' in item) {
+      yield fromPayload(item, index);
+    } else throw new TypeError(`source[${index}]: expected a capture record or { type?, payload }`);
   }
 }
 

@@ -360,13 +360,40 @@ describe('replay', () => {
     }
   });
 
-  it('rejects a missing file, a bad URL and bad pacing', async () => {
+  it('stops between items when its signal aborts, even during a paced wait', async () => {
+    const target = await startRawServer();
+    const controller = new AbortController();
+    const record = (ms: number): CaptureRecord => ({
+      receivedAt: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
+      type: 'status',
+      path: '/status',
+      headers: {},
+      body: JSON.stringify(buildStatus()),
+    });
+    try {
+      const report = await replay([record(0), record(3_600_000), record(7_200_000)], target.url, {
+        pacing: 'original',
+        signal: controller.signal,
+        onProgress: () => controller.abort(),
+      });
+      expect(report.stopped).toBe(true);
+      expect(report.items).toHaveLength(1);
+      expect(target.requests).toHaveLength(1);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('rejects a missing file, a bad URL, bad pacing and a bad source item', async () => {
     await expect(replay(join(dir, 'missing.jsonl'), 'http://127.0.0.1:9')).rejects.toBeInstanceOf(
       CaptureFileError,
     );
     await expect(replay([], 'not a url')).rejects.toBeInstanceOf(ReplayError);
     await expect(replay([], 'ftp://example.test')).rejects.toBeInstanceOf(ReplayError);
     await expect(replay([], 'http://127.0.0.1:9', { pacing: -1 })).rejects.toThrow(TypeError);
+    await expect(replay([null as unknown as CaptureRecord], 'http://127.0.0.1:9')).rejects.toThrow(
+      'source[0]: expected a capture record or { type?, payload }',
+    );
   });
 });
 
