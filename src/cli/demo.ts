@@ -18,6 +18,7 @@ import type { WriteLine } from './output.js';
 
 /** The receiver callbacks the demo shows, in the order the summary lists them. */
 export const DEMO_CALLBACKS = ['onIncoming', 'onChatbot', 'onStatus', 'onSession', 'onEvent'] as const;
+/** The name of one receiver callback the demo counts. */
 export type DemoCallback = (typeof DEMO_CALLBACKS)[number];
 
 /** Options of {@link runDemo}. */
