@@ -72,12 +72,12 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   ] as const) {
     if (!(value >= 1000)) throw new TypeError(`${name}: expected a number >= 1000, got ${String(value)}`);
   }
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  if (!(commandTimeoutMs > 0)) {
+    throw new TypeError(`commandTimeoutMs: expected a positive number, got ${String(commandTimeoutMs)}`);
+  }
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
-  const client = createRedisClient(
-    options.connection,
-    'receiver',
-    options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-  );
+  const client = createRedisClient(options.connection, 'receiver', commandTimeoutMs);
   logClientErrors(client, logger, 'bullmq dispatcher');
   const queues = topology.partitionNames.map((name) => {
     const queue = new Queue(name, {
