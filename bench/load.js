@@ -110,6 +110,7 @@ async function run({ url, type, connections, durationSec, conversations, rate })
     answeredBeforeFill: firstRejection === -1 ? answered : firstRejection,
     // Load generator CPU use: near 1.0 means the generator, not the server, was the limit.
     loadCpuShare: (cpu.user + cpu.system) / 1e6 / elapsedSec,
+    loadCpuSec: (cpu.user + cpu.system) / 1e6,
     autocannonP99RoundedMs: result.latency.p99,
   };
 }
