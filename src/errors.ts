@@ -143,14 +143,31 @@ export class StoreUnavailableError extends RetryLaterError {
   }
 }
 
-/** An HTTP answer: status, headers and a serialised JSON body. */
+/** An HTTP answer: status, complete headers (content type and length included) and a JSON body. */
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
 
+/** Builds an answer with a serialised JSON body; the headers are computed once, here. */
+export function jsonAnswer(
+  status: number,
+  body: string,
+  headers: Readonly<Record<string, string>> = {},
+): HttpAnswer {
+  return {
+    status,
+    headers: {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+    },
+    body,
+  };
+}
+
 /** Maps a {@link WebhookError} to its HTTP status, headers and `{ "error": {...} }` body. */
 export function toErrorResponse(error: WebhookError): HttpAnswer {
-  return { status: error.status, headers: error.headers, body: JSON.stringify({ error: error.toJSON() }) };
+  return jsonAnswer(error.status, JSON.stringify({ error: error.toJSON() }), error.headers);
 }

@@ -3,8 +3,12 @@ import type { WebhookPayloads, WebhookType } from '../schemas/index.js';
 /** Derives an event's identity for deduplication; undefined means "do not deduplicate". */
 export type DedupeKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) => string | undefined;
 
+const present = (part: unknown): boolean => part !== undefined && part !== null && part !== '';
 const join = (...parts: readonly unknown[]): string | undefined =>
-  parts.every((part) => part !== undefined && part !== null && part !== '') ? parts.join(':') : undefined;
+  parts.every(present) ? parts.join(':') : undefined;
+/** A one-part key (the hot chatbot and incoming cases): no array, no join. */
+const single = (part: string | null | undefined): string | undefined =>
+  present(part) ? (part as string) : undefined;
 
 /**
  * The default identity of each webhook type:
@@ -16,9 +20,9 @@ const join = (...parts: readonly unknown[]): string | undefined =>
  * A payload lacking any part is not deduplicated.
  */
 export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
-  chatbot: (p) => join(p.eventId),
+  chatbot: (p) => single(p.eventId),
   incoming: (p) =>
-    p.messageContentType === 'REACTION' ? join(p.gstId, p.sentTime, p.text ?? '-') : join(p.gstId),
+    p.messageContentType === 'REACTION' ? join(p.gstId, p.sentTime, p.text ?? '-') : single(p.gstId),
   status: (p) => join(p.gstId, p.status),
   session: (p) => join(p.messagingNumber, p.statusType, p.status ?? '-', p.timestamp),
   event: (p) => {

@@ -21,8 +21,10 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     throw new TypeError(`dedupe max: expected a positive integer, got ${max}`);
   if (!(ttl > 0)) throw new TypeError(`dedupe ttlMs: expected a positive number, got ${ttl}`);
   // Value 1 (a small integer) costs nothing beyond the slot; ttlAutopurge stays off so expiry
-  // needs no timer per key: a stale key is dropped when it is next looked at or evicted.
-  const cache = new LRUCache<string, 1>({ max, ttl });
+  // needs no timer per key: a stale key is dropped when it is next looked at or evicted. A TTL of
+  // days needs no millisecond clock: reading the time once a second (ttlResolution) spares a
+  // performance.now() and a timer per request at webhook rates.
+  const cache = new LRUCache<string, 1>({ max, ttl, ttlResolution: Math.min(1000, ttl) });
   return {
     claim(key) {
       if (cache.has(key)) return false;

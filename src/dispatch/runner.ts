@@ -52,17 +52,33 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const deliveryOf = new WeakMap<WebhookJob, WebhookContext['delivery']>();
 
   function contextOf(job: WebhookJob, attempt: number): WebhookContext {
-    let delivery = deliveryOf.get(job);
-    if (delivery === undefined && job.type === 'status' && tracker) {
-      const payload = job.payload as { gstId: string; status: string };
-      delivery = tracker.apply(payload.gstId, payload.status);
-      deliveryOf.set(job, delivery);
+    let delivery: WebhookContext['delivery'];
+    if (job.type === 'status' && tracker) {
+      delivery = deliveryOf.get(job);
+      if (delivery === undefined) {
+        const payload = job.payload as { gstId: string; status: string };
+        delivery = tracker.apply(payload.gstId, payload.status);
+        deliveryOf.set(job, delivery);
+      }
     }
+    // The child logger and the Date are made on first use: most callbacks never read them, and
+    // a pino child serialises its bindings when it is created, even at level silent.
+    let childLogger: Logger | undefined;
+    let receivedAt: Date | undefined;
     return {
       type: job.type,
-      receivedAt: new Date(job.receivedAt),
+      get receivedAt() {
+        return (receivedAt ??= new Date(job.receivedAt));
+      },
       requestId: job.requestId,
-      logger: logger.child({ requestId: job.requestId, type: job.type, dedupeKey: job.dedupeKey, attempt }),
+      get logger() {
+        return (childLogger ??= logger.child({
+          requestId: job.requestId,
+          type: job.type,
+          dedupeKey: job.dedupeKey,
+          attempt,
+        }));
+      },
       attempt,
       dedupeKey: job.dedupeKey,
       orderingKey: job.orderingKey,

@@ -25,6 +25,7 @@ import {
   QueueFullError,
   ShuttingDownError,
   StoreUnavailableError,
+  jsonAnswer,
   toErrorResponse,
   UnauthorizedError,
   UnknownWebhookTypeError,
@@ -75,8 +76,11 @@ export interface WebhookPipeline {
   readonly logger: Logger;
   /** Checks a request before its body is read: method, path, token, content type, length. */
   head(request: RequestHead): AcceptedHead | WebhookError;
-  /** Takes the body of a request that passed {@link head}; resolves with the answer to send. */
-  accept(head: AcceptedHead, body: RequestBody): Promise<HttpAnswer>;
+  /**
+   * Takes the body of a request that passed {@link head}; returns the answer to send, as a
+   * promise only when an asynchronous store or dispatcher is involved.
+   */
+  accept(head: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer>;
   /** Answers a request the adapter refused itself (e.g. a body over the limit while streaming). */
   refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;
   /** Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all ran. */
@@ -90,7 +94,6 @@ export interface WebhookPipeline {
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const ACK = JSON.stringify({ received: true });
 const ACK_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
-const JSON_HEADERS = {} as const;
 
 /**
  * Creates the pipeline behind the Express router and the node:http handler.
@@ -227,33 +230,31 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     }
   }
 
-  async function claim(key: string): Promise<boolean | 'failed'> {
-    try {
-      return await withinDeadline(store!.claim(key));
-    } catch (error) {
-      logger.error({ err: error }, 'dedupe store failed');
+  /** Runs `next` on a value now, or once its promise settles: no promise turn for synchronous stores. */
+  const chain = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> =>
+    value instanceof Promise ? value.then(next) : next(value);
+
+  /**
+   * Calls the store or dispatcher; an asynchronous answer is awaited up to the enqueue deadline.
+   * A throw, a rejection or a missed deadline becomes `failed` (logged), never an exception.
+   */
+  function guarded<T>(what: string, call: () => T | Promise<T>): T | 'failed' | Promise<T | 'failed'> {
+    const fail = (error: unknown): 'failed' => {
+      logger.error({ err: error }, `${what} failed`);
       return 'failed';
-    }
-  }
-
-  async function release(key: string): Promise<void> {
+    };
     try {
-      await withinDeadline(store!.release(key));
+      const result = call();
+      return result instanceof Promise ? withinDeadline(result).catch(fail) : result;
     } catch (error) {
-      logger.error({ err: error, key }, 'dedupe claim could not be released');
+      return fail(error);
     }
   }
 
-  async function confirm(key: string): Promise<void> {
-    try {
-      await withinDeadline(store!.confirm!(key));
-    } catch (error) {
-      // The job is queued already: answer 200; the claim stays a lease that expires on its own.
-      logger.error({ err: error, key }, 'dedupe claim could not be confirmed');
-    }
-  }
+  const ACK_ANSWER = jsonAnswer(200, ACK);
+  const DUPLICATE_ANSWER = jsonAnswer(200, ACK_DUPLICATE);
 
-  async function accept(accepted: AcceptedHead, body: RequestBody): Promise<HttpAnswer> {
+  function accept(accepted: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer> {
     let payload: unknown;
     if ('raw' in body) {
       try {
@@ -289,58 +290,69 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     }
     if (!runner.handles(type)) {
       stats.inc(type, 'acked');
-      return { status: 200, headers: JSON_HEADERS, body: ACK };
+      return ACK_ANSWER;
     }
 
     const identity = dedupeKeyOf.get(type)?.(parsed.data);
-    const dedupeKey = identity === undefined ? undefined : `${type}:${identity}`;
-    let claimed = false;
-    if (dedupeKey !== undefined) {
-      const outcome = await claim(dedupeKey);
-      if (outcome === false) {
-        stats.inc(type, 'duplicates');
-        stats.inc(type, 'acked');
-        logger.debug({ requestId: accepted.requestId, type, dedupeKey }, 'duplicate webhook acknowledged');
-        return { status: 200, headers: JSON_HEADERS, body: ACK_DUPLICATE };
-      }
-      if (outcome === 'failed' && !failOpen) {
-        stats.inc(type, 'rejected');
-        return toErrorResponse(new StoreUnavailableError(retryAfter));
-      }
-      claimed = outcome === true;
-    }
-
     const job: WebhookJob = {
       type,
       payload: parsed.data,
       requestId: accepted.requestId,
       receivedAt: accepted.receivedAt,
       orderingKey: (ORDERING_KEYS[type] as (p: unknown) => string)(parsed.data),
-      dedupeKey,
+      dedupeKey: identity === undefined ? undefined : `${type}:${identity}`,
       payloadVersion: parsed.payloadVersion,
     };
-    let outcome: Awaited<ReturnType<Dispatcher['enqueue']>> | 'failed';
-    try {
-      outcome = await withinDeadline(dispatcher.enqueue(job));
-    } catch (error) {
-      logger.error({ err: error, requestId: accepted.requestId }, 'enqueue failed');
-      outcome = 'failed';
-    }
-    if (outcome !== 'accepted') {
-      // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
-      if (claimed && dedupeKey !== undefined) await release(dedupeKey);
-      stats.inc(type, 'rejected');
-      const error =
-        outcome === 'full'
-          ? new QueueFullError(retryAfter)
-          : outcome === 'closed'
-            ? new ShuttingDownError(retryAfter)
-            : new StoreUnavailableError(retryAfter);
-      return toErrorResponse(error);
-    }
-    if (claimed && dedupeKey !== undefined && store?.confirm) await confirm(dedupeKey);
-    stats.inc(type, 'acked');
-    return { status: 200, headers: JSON_HEADERS, body: ACK };
+    const dedupeKey = job.dedupeKey;
+    if (dedupeKey === undefined) return dispatch(job, false);
+    return chain(
+      guarded('dedupe store', () => store!.claim(dedupeKey)),
+      (outcome): HttpAnswer | Promise<HttpAnswer> => {
+        if (outcome === false) {
+          stats.inc(type, 'duplicates');
+          stats.inc(type, 'acked');
+          logger.debug({ requestId: accepted.requestId, type, dedupeKey }, 'duplicate webhook acknowledged');
+          return DUPLICATE_ANSWER;
+        }
+        if (outcome === 'failed' && !failOpen) {
+          stats.inc(type, 'rejected');
+          return toErrorResponse(new StoreUnavailableError(retryAfter));
+        }
+        return dispatch(job, outcome === true);
+      },
+    );
+  }
+
+  /** Enqueues an accepted job; a claim is confirmed once it is queued, released if it is not. */
+  function dispatch(job: WebhookJob, claimed: boolean): HttpAnswer | Promise<HttpAnswer> {
+    const key = claimed ? job.dedupeKey : undefined;
+    return chain(
+      guarded('enqueue', () => dispatcher.enqueue(job)),
+      (outcome) => {
+        if (outcome !== 'accepted') {
+          stats.inc(job.type, 'rejected');
+          const error =
+            outcome === 'full'
+              ? new QueueFullError(retryAfter)
+              : outcome === 'closed'
+                ? new ShuttingDownError(retryAfter)
+                : new StoreUnavailableError(retryAfter);
+          // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
+          const released =
+            key === undefined ? undefined : guarded('dedupe release', () => store!.release(key));
+          return chain(released, () => toErrorResponse(error));
+        }
+        // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
+        const confirmed =
+          key === undefined || !store?.confirm
+            ? undefined
+            : guarded('dedupe confirm', () => store.confirm!(key));
+        return chain(confirmed, () => {
+          stats.inc(job.type, 'acked');
+          return ACK_ANSWER;
+        });
+      },
+    );
   }
 
   return {

@@ -2,6 +2,16 @@ import { WEBHOOK_PATHS, WEBHOOK_TYPES, type WebhookType } from '../schemas/index
 
 const TYPE_BY_PATH = new Map<string, WebhookType>(WEBHOOK_TYPES.map((type) => [WEBHOOK_PATHS[type], type]));
 
+/** The common case, `/chatbot` and friends, without splitting the path. */
+const EXACT_ROUTES = new Map<string, ParsedRoute>([
+  ['', { type: undefined, pathToken: undefined }],
+  ['/', { type: undefined, pathToken: undefined }],
+  ...WEBHOOK_TYPES.flatMap((type) => [
+    [`/${WEBHOOK_PATHS[type]}`, { type, pathToken: undefined }] as const,
+    [`/${WEBHOOK_PATHS[type]}/`, { type, pathToken: undefined }] as const,
+  ]),
+]);
+
 /** Where a request is going: a webhook type, or undefined for the auto-detecting endpoint. */
 export interface ParsedRoute {
   readonly type: WebhookType | undefined;
@@ -15,6 +25,8 @@ export interface ParsedRoute {
  * anything else is not a webhook endpoint (undefined).
  */
 export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute | undefined {
+  const exact = EXACT_ROUTES.get(pathname);
+  if (exact) return exact;
   const segments = pathname.split('/').filter((segment) => segment !== '');
   if (segments.length > 2) return undefined;
   const [first, second] = segments;

@@ -3,7 +3,8 @@ import { BodyUnreadableError, PayloadTooLargeError, type WebhookError } from '..
 
 /**
  * Reads a request body up to `limit` bytes. Rejects with a {@link WebhookError}: 413 past the
- * limit (the rest of the stream is discarded, not buffered), 400 when the stream fails.
+ * limit (the rest of the stream is discarded, not buffered), 400 when the stream fails. A client
+ * that aborts mid-body surfaces as an 'error' (ECONNRESET) in Node 16+, so no 'aborted' listener.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
@@ -16,7 +17,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
-      req.off('aborted', onAborted);
       if (error) {
         req.resume();
         reject(error);
@@ -31,10 +31,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     const onEnd = () => finish(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
     const onError = (error: Error) => finish(new BodyUnreadableError(error.message, { cause: error }));
-    const onAborted = () => finish(new BodyUnreadableError('the client aborted the request'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
-    req.on('aborted', onAborted);
   });
 }

@@ -5,7 +5,7 @@ import {
   type WebhookPipelineOptions,
   type WebhookStats,
 } from '../pipeline/index.js';
-import { captureSettingsOf, handleRequest } from './handle.js';
+import { captureSettingsOf, handleRequest, INTERNAL_ERROR, send } from './handle.js';
 
 /** Options of {@link createWebhookRouter}. */
 export type WebhookRouterOptions = WebhookPipelineOptions;
@@ -59,7 +59,7 @@ export function createWebhookRouter(options: WebhookRouterOptions): WebhookRoute
     const preParsed = req.body === undefined ? undefined : { body: req.body as unknown };
     handleRequest(pipeline, req, res, req.url, preParsed, capture).catch((error: unknown) => {
       pipeline.logger.error({ err: error }, 'webhook request failed');
-      if (!res.headersSent) res.status(500).json({ error: { code: 'internal', message: 'Internal error' } });
+      if (!res.headersSent) send(res, INTERNAL_ERROR);
     });
   }
   return Object.assign(webhookRouter, controlsOf(pipeline));

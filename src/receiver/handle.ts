@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyUnreadableError, toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
+import {
+  BodyUnreadableError,
+  jsonAnswer,
+  toErrorResponse,
+  WebhookError,
+  type HttpAnswer,
+} from '../errors.js';
 import type {
   AcceptedHead,
   CaptureSink,
@@ -10,14 +16,16 @@ import type {
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 import { readBody } from './body.js';
 
+/** The answer to a request that failed inside the library (a bug): never a stack trace. */
+export const INTERNAL_ERROR = jsonAnswer(
+  500,
+  JSON.stringify({ error: { code: 'internal', message: 'Internal error' } }),
+);
+
 /** Writes an answer with the raw node API (Express's response is a node response too). */
 export function send(res: ServerResponse, answer: HttpAnswer): void {
   if (res.headersSent) return;
-  res.writeHead(answer.status, {
-    ...answer.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(answer.body),
-  });
+  res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
 }
 
@@ -115,5 +123,6 @@ export async function handleRequest(
     }
   }
   if (captureSettings) capture(captureSettings, req, head, body, pipeline.logger);
-  send(res, await pipeline.accept(head, body));
+  const answer = pipeline.accept(head, body);
+  send(res, answer instanceof Promise ? await answer : answer);
 }
