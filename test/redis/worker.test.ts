@@ -59,41 +59,50 @@ describeRedis('BullMQ worker', () => {
     }
   });
 
-  it('runs each conversation in arrival order, retries included, and conversations side by side', async () => {
+  it('runs each conversation in arrival order, one at a time across two workers, retries included', async () => {
     const seen = new Map<string, string[]>();
+    const running = new Map<string, number>();
+    let overlaps = 0;
     const failuresLeft = new Map([['c0-e0', 2]]);
     const attempts: number[] = [];
-    workers.push(
-      createWorker({
-        connection,
-        queueName,
-        partitions: 3,
-        retry: { attempts: 3, backoff: { type: 'fixed', delay: 20 } },
-        handlers: {
-          onChatbot: (event, ctx) => {
-            const left = failuresLeft.get(event.eventId) ?? 0;
-            if (left > 0) {
-              failuresLeft.set(event.eventId, left - 1);
-              attempts.push(ctx.attempt);
-              throw new Error('flaky');
-            }
-            const list = seen.get(event.chatParticipantId) ?? [];
-            list.push(event.eventId);
-            seen.set(event.chatParticipantId, list);
-          },
-        },
-      }),
-    );
+    const handlers = {
+      onChatbot: async (event: { eventId: string; chatParticipantId: string }, ctx: { attempt: number }) => {
+        const conversation = event.chatParticipantId;
+        running.set(conversation, (running.get(conversation) ?? 0) + 1);
+        if ((running.get(conversation) ?? 0) > 1) overlaps += 1;
+        try {
+          // Uneven callback times: two workers on one partition would finish out of order.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 4));
+          const left = failuresLeft.get(event.eventId) ?? 0;
+          if (left > 0) {
+            failuresLeft.set(event.eventId, left - 1);
+            attempts.push(ctx.attempt);
+            throw new Error('flaky');
+          }
+          seen.set(conversation, [...(seen.get(conversation) ?? []), event.eventId]);
+        } finally {
+          running.set(conversation, (running.get(conversation) ?? 1) - 1);
+        }
+      },
+    };
+    const retry = { attempts: 3, backoff: { type: 'fixed', delay: 20 } } as const;
+    // Two workers: as good as two processes for BullMQ (separate connections and locks).
+    for (let i = 0; i < 2; i++) {
+      workers.push(createWorker({ connection, queueName, partitions: 3, retry, handlers }));
+    }
+    await Promise.all(workers.map((worker) => worker.ready()));
     const expected = new Map<string, string[]>();
     for (let i = 0; i < 15; i++) {
       for (let c = 0; c < 4; c++) {
         const id = `c${c}-e${i}`;
-        expect(await dispatcher.enqueue(jobOf(id, `conv-${queueName}-${c}`))).toBe('accepted');
-        expected.set(`conv-${queueName}-${c}`, [...(expected.get(`conv-${queueName}-${c}`) ?? []), id]);
+        const conversation = `conv-${queueName}-${c}`;
+        expect(await dispatcher.enqueue(jobOf(id, conversation))).toBe('accepted');
+        expected.set(conversation, [...(expected.get(conversation) ?? []), id]);
       }
     }
     await dispatcher.idle();
     expect(new Map([...seen].sort())).toEqual(new Map([...expected].sort()));
+    expect(overlaps).toBe(0);
     expect(attempts).toEqual([1, 2]);
   }, 20_000);
 
