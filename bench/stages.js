@@ -10,6 +10,12 @@
 //   accept, dedupe off       + enqueue on the in-memory dispatcher and run an instant callback
 //   accept, full             + dedupe (key, LRU claim): the receiver as configured in scenario 1
 //   child logger      the per-job pino child logger of the callback context (runner.ts contextOf)
+//
+// Two what-ifs price proposed changes with the pipeline's own options, src/ untouched:
+//   full, free logger        the full pipeline given a logger whose child() and levels cost nothing
+//                            (the upper bound of making ctx.logger lazy)
+//   full, plain dispatcher   the full pipeline given a minimal in-memory dispatcher (a running
+//                            counter and a FIFO per conversation, no p-queue), same ordering
 import { pino } from 'pino';
 import { createWebhookPipeline, parseWebhook, REDACT_PATHS } from '../dist/index.js';
 import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
@@ -26,6 +32,72 @@ const callbacks = {
   onEvent: instant,
   onChatbot: instant,
 };
+
+/** A logger whose every call is a no-op and whose children are itself. */
+const freeLogger = {
+  level: 'silent',
+  child() {
+    return freeLogger;
+  },
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  fatal() {},
+};
+
+/**
+ * A minimal in-memory dispatcher: at most `concurrency` callbacks at once, one conversation at
+ * a time in arrival order, no retries (the bench's callbacks never fail).
+ */
+function createPlainDispatcher(runner, concurrency = 16) {
+  const conversations = new Map();
+  const ready = [];
+  let running = 0;
+  let size = 0;
+  let idleWaiters = [];
+  const start = () => {
+    while (running < concurrency && ready.length > 0) {
+      const job = ready.shift();
+      running += 1;
+      runner.run(job, 1).then(
+        () => finish(job),
+        () => finish(job),
+      );
+    }
+  };
+  const finish = (job) => {
+    running -= 1;
+    size -= 1;
+    const list = conversations.get(job.orderingKey);
+    list.shift();
+    if (list.length > 0) ready.push(list[0]);
+    else conversations.delete(job.orderingKey);
+    start();
+    if (size === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  };
+  return {
+    enqueue(job) {
+      size += 1;
+      const list = conversations.get(job.orderingKey);
+      if (list) list.push(job);
+      else {
+        conversations.set(job.orderingKey, [job]);
+        ready.push(job);
+        start();
+      }
+      return 'accepted';
+    },
+    idle: () => (size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
+    close: async () => true,
+    counts: () => ({ queued: 0, running }),
+  };
+}
 
 const headers = { 'content-type': 'application/json', 'content-length': '500' };
 const header = (name) => headers[name];
@@ -64,9 +136,9 @@ async function stages({ count = 4000 }) {
   const out = {};
   for (const type of WEBHOOK_TYPES) {
     const nextBody = createBodyFactory(type);
-    // Every body taken is a fresh one (enough for the warm-up, 4 body-reading variants × REPEATS
+    // Every body taken is a fresh one (enough for the warm-up, 6 body-reading variants × REPEATS
     // and the status check), so that no dedupe claim is a hit.
-    const bodies = Array.from({ length: 3 * 2000 + 4 * count * REPEATS + 10 }, () => Buffer.from(nextBody()));
+    const bodies = Array.from({ length: 5 * 2000 + 6 * count * REPEATS + 10 }, () => Buffer.from(nextBody()));
     let cursor = 0;
     const take = () => {
       if (cursor === bodies.length) throw new Error('stages: ran out of fresh bodies');
@@ -78,6 +150,11 @@ async function stages({ count = 4000 }) {
       noCallback: createWebhookPipeline({}),
       dedupeOff: createWebhookPipeline({ ...callbacks, dedupe: false }),
       full: createWebhookPipeline({ ...callbacks }),
+      freeLogger: createWebhookPipeline({ ...callbacks, logger: freeLogger }),
+      plainDispatcher: createWebhookPipeline({
+        ...callbacks,
+        dispatcher: (runner) => createPlainDispatcher(runner),
+      }),
     };
     const accept = (pipeline) => () => pipeline.accept(pipeline.head(request), { raw: take() });
     // Warm every path first.
@@ -93,6 +170,8 @@ async function stages({ count = 4000 }) {
       acceptNoCallback: [accept(pipelines.noCallback)],
       acceptDedupeOff: [accept(pipelines.dedupeOff), () => pipelines.dedupeOff.idle()],
       acceptFull: [accept(pipelines.full), () => pipelines.full.idle()],
+      acceptFreeLogger: [accept(pipelines.freeLogger), () => pipelines.freeLogger.idle()],
+      acceptPlainDispatcher: [accept(pipelines.plainDispatcher), () => pipelines.plainDispatcher.idle()],
     });
     const statuses = new Set();
     for (let i = 0; i < 10; i += 1) statuses.add((await accept(pipelines.full)()).status);
