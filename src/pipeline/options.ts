@@ -77,7 +77,9 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly dedupe?: DedupeOptions | false | undefined;
   /**
    * Replaces the in-memory dispatcher (e.g. BullMQ from `messaging-webhooks/redis`). A factory
-   * receives the job runner that calls this pipeline's callbacks.
+   * receives the job runner that calls this pipeline's callbacks. A dispatcher given as an object
+   * receives every webhook type (its workers, elsewhere, decide what to run), so a receiver-only
+   * process needs no callbacks.
    */
   readonly dispatcher?: Dispatcher | ((runner: JobRunner) => Dispatcher) | undefined;
   /**

@@ -148,6 +148,10 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
           maxQueueSize: options.maxQueueSize,
           retry: options.retry,
         }));
+  // A dispatcher given as an object hands jobs to workers elsewhere (BullMQ): this process cannot
+  // know which types they handle, so it enqueues every type. Without one, a type that has no
+  // callback here is acknowledged and not queued.
+  const enqueueEveryType = options.dispatcher !== undefined && typeof options.dispatcher !== 'function';
   let closing = false;
 
   function refuse(bucket: StatsBucket, error: WebhookError): WebhookError {
@@ -288,7 +292,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
         'undocumented enum value accepted',
       );
     }
-    if (!runner.handles(type)) {
+    if (!enqueueEveryType && !runner.handles(type)) {
       stats.inc(type, 'acked');
       return ACK_ANSWER;
     }

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import request from 'supertest';
 import { createWebhookPipeline, type WebhookPipelineOptions } from '../../src/pipeline/index.js';
 import { buildChatbotEvent, buildIncoming, fixtures } from '../../src/testing/index.js';
-import type { DeadLetter } from '../../src/dispatch/index.js';
+import type { DeadLetter, Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
 import { createTestReceiver, deferred } from '../helpers/receiver.js';
 
 /** Posts through the framework-free pipeline, as an adapter would. */
@@ -334,5 +334,55 @@ describe('stats()', () => {
     expect(stats.status).toMatchObject({ received: 1, invalid: 1 });
     expect(stats.unknown).toMatchObject({ received: 1, rejected: 1 });
     expect(stats.total).toMatchObject({ received: 4, acked: 2, invalid: 1, rejected: 1, succeeded: 1 });
+  });
+});
+
+describe('an external dispatcher', () => {
+  it('receives every webhook type when given as an object, even with no callbacks in this process', async () => {
+    const jobs: WebhookJob[] = [];
+    const dispatcher: Dispatcher = {
+      enqueue: async (job) => {
+        jobs.push(job);
+        return 'accepted' as const;
+      },
+      idle: async () => undefined,
+      close: async () => true,
+      counts: () => ({ queued: 0, running: 0 }),
+    };
+    const pipeline = createWebhookPipeline({ dispatcher });
+    for (const { type, payload } of [
+      { type: 'incoming', payload: fixtures.incoming.TEXT },
+      { type: 'status', payload: fixtures.status.SENT },
+      { type: 'session', payload: fixtures.session.Connected },
+      { type: 'event', payload: fixtures.event.USER_PREFERENCE },
+      { type: 'chatbot', payload: fixtures.chatbot.v2.INCOMING },
+    ] as const) {
+      expect((await post(pipeline, `/${type === 'event' ? 'events' : type}`, payload)).status).toBe(200);
+    }
+    expect(jobs.map((job) => job.type)).toEqual(['incoming', 'status', 'session', 'event', 'chatbot']);
+  });
+
+  it('answers 503 and releases the claim when the dispatcher rejects, so the retry is accepted', async () => {
+    let fail = true;
+    const jobs: WebhookJob[] = [];
+    const pipeline = createWebhookPipeline({
+      dispatcher: {
+        enqueue: async (job) => {
+          if (fail) throw new Error('redis down');
+          jobs.push(job);
+          return 'accepted' as const;
+        },
+        idle: async () => undefined,
+        close: async () => true,
+        counts: () => ({ queued: 0, running: 0 }),
+      },
+    });
+    const event = buildChatbotEvent();
+    const refused = await post(pipeline, '/chatbot', event);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body).error.code).toBe('store_unavailable');
+    fail = false;
+    expect((await post(pipeline, '/chatbot', event)).status).toBe(200);
+    expect(jobs).toHaveLength(1);
   });
 });
