@@ -1,5 +1,5 @@
 // One server under test, in its own process (pinned by the orchestrator). argv[2] is a JSON
-// config: { kind, callbacks, callbackMs, maxQueueSize, redisPath }. Reports its port once
+// config: { kind, variant, callbacks, callbackMs, maxQueueSize, concurrency, redisPath }. Reports
 // listening, then answers `probe` (CPU time, memory, receiver stats) until stopped.
 import http from 'node:http';
 import express from 'express';
