@@ -1,6 +1,6 @@
 // One server under test, in its own process (pinned by the orchestrator). argv[2] is a JSON
-// config: { kind, variant, callbacks, callbackMs, maxQueueSize, concurrency, redisPath }. Reports
-// listening, then answers `probe` (CPU time, memory, receiver stats) until stopped.
+// config: { kind, variant, callbacks, callbackMs, maxQueueSize, concurrency, redisPath }.
+// Reports its port once listening, then answers `probe` (CPU time, memory, receiver stats) until stopped.
 import http from 'node:http';
 import express from 'express';
 import { serveCommands } from './lib/proc.js';
