@@ -5,6 +5,14 @@ import type { JobRunner } from './runner.js';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, RetryOptions, WebhookJob } from './types.js';
 
 export const DEFAULT_CONCURRENCY = 16;
+/** Jobs one conversation runs in a row before giving its p-queue slot to the next in line. */
+const DRAIN_BATCH = 32;
+
+/** A queued job and the attempt it is on. */
+interface Entry {
+  readonly job: WebhookJob;
+  attempt: number;
+}
 export const DEFAULT_MAX_QUEUE_SIZE = 10_000;
 
 export interface MemoryDispatcherOptions {
@@ -19,7 +27,7 @@ export interface MemoryDispatcherOptions {
 /**
  * The default dispatcher: p-queue bounds concurrency; a FIFO per ordering key makes one
  * conversation's callbacks run one at a time in arrival order while different conversations run
- * in parallel. A failing callback is retried with backoff and the conversation waits for it
+ * in parallel (each conversation with a backlog holds at most one p-queue slot). A failing callback is retried with backoff and the conversation waits for it
  * (ordering holds through retries); an event that exhausts its attempts is dead-lettered.
  * Accepted events live in memory: a crash loses them (use `messaging-webhooks/redis` for
  * durability).
@@ -36,11 +44,10 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
   }
   const retry = resolveRetry(options.retry);
   const queue = new PQueue({ concurrency });
-  // The head of each list is the job being run (or awaiting its retry); the rest wait behind it.
-  const conversations = new Map<string, WebhookJob[]>();
+  // Each conversation's FIFO; its head is the job being run (or awaiting its retry).
+  const conversations = new Map<string, Entry[]>();
   const pending = new Map<WebhookType, number>(WEBHOOK_TYPES.map((type) => [type, 0]));
   const running = new Map<WebhookType, number>(WEBHOOK_TYPES.map((type) => [type, 0]));
-  const retryTimers = new Set<NodeJS.Timeout>();
   let size = 0;
   let closed = false;
   let idleWaiters: (() => void)[] = [];
@@ -48,51 +55,62 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
   const bump = (gauge: Map<WebhookType, number>, type: WebhookType, by: number) =>
     gauge.set(type, (gauge.get(type) ?? 0) + by);
 
-  function schedule(job: WebhookJob, attempt: number): void {
-    void queue.add(() => execute(job, attempt));
+  /** Gives a conversation a p-queue slot; the slot runs its jobs in order (see {@link drain}). */
+  function schedule(orderingKey: string): void {
+    void queue.add(() => drain(orderingKey));
   }
 
-  async function execute(job: WebhookJob, attempt: number): Promise<void> {
-    bump(running, job.type, 1);
-    try {
-      await runner.run(job, attempt);
-      finish(job);
-    } catch (error) {
-      const willRetry = attempt < retry.attempts;
-      runner.failed(job, error, attempt, willRetry);
-      if (willRetry) {
-        // The conversation keeps its head until the retry settles, so later events wait.
-        const timer = setTimeout(
-          () => {
-            retryTimers.delete(timer);
-            schedule(job, attempt + 1);
-          },
-          backoffDelay(retry.backoff, attempt),
-        );
-        timer.unref();
-        retryTimers.add(timer);
-      } else {
+  /**
+   * Runs a conversation's jobs one after another in one p-queue task, up to DRAIN_BATCH, then
+   * yields the slot (requeued at the back, so a busy conversation cannot starve the others).
+   * One task per backlog rather than one per event: p-queue's per-task bookkeeping is the
+   * largest cost of dispatch (measured by the benchmark).
+   */
+  async function drain(orderingKey: string): Promise<void> {
+    const list = conversations.get(orderingKey);
+    for (let ran = 0; list !== undefined && ran < DRAIN_BATCH; ran += 1) {
+      const entry = list[0];
+      if (entry === undefined) return;
+      const { job, attempt } = entry;
+      bump(running, job.type, 1);
+      try {
+        const result = runner.run(job, attempt);
+        if (result instanceof Promise) await result;
+      } catch (error) {
+        const willRetry = attempt < retry.attempts;
+        runner.failed(job, error, attempt, willRetry);
+        if (willRetry) {
+          // The conversation keeps its head until the retry settles, so later events wait; the
+          // slot is free meanwhile.
+          entry.attempt = attempt + 1;
+          const timer = setTimeout(() => schedule(orderingKey), backoffDelay(retry.backoff, attempt));
+          timer.unref();
+          return;
+        }
         runner.deadLettered({ job, error, attempts: attempt });
-        finish(job);
+      } finally {
+        bump(running, job.type, -1);
       }
-    } finally {
-      bump(running, job.type, -1);
+      if (!finishHead(orderingKey, list)) return;
     }
+    if (list !== undefined && list.length > 0) schedule(orderingKey);
   }
 
-  function finish(job: WebhookJob): void {
-    size -= 1;
-    bump(pending, job.type, -1);
-    const list = conversations.get(job.orderingKey);
-    list?.shift();
-    const next = list?.[0];
-    if (next) schedule(next, 1);
-    else conversations.delete(job.orderingKey);
+  /** Removes a conversation's finished head; true when another job waits behind it. */
+  function finishHead(orderingKey: string, list: Entry[]): boolean {
+    const done = list.shift();
+    if (done) {
+      size -= 1;
+      bump(pending, done.job.type, -1);
+    }
     if (size === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
       for (const resolve of waiters) resolve();
     }
+    if (list.length > 0) return true;
+    conversations.delete(orderingKey);
+    return false;
   }
 
   const idle = (): Promise<void> =>
@@ -106,10 +124,10 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       bump(pending, job.type, 1);
       const list = conversations.get(job.orderingKey);
       if (list) {
-        list.push(job);
+        list.push({ job, attempt: 1 });
       } else {
-        conversations.set(job.orderingKey, [job]);
-        schedule(job, 1);
+        conversations.set(job.orderingKey, [{ job, attempt: 1 }]);
+        schedule(job.orderingKey);
       }
       return 'accepted';
     },

@@ -29,8 +29,11 @@ export interface JobRunnerOptions {
 export interface JobRunner {
   /** Whether any callback is registered for the type (no callback: nothing to enqueue). */
   handles(type: WebhookType): boolean;
-  /** Runs attempt `attempt` of `job`; rejects with the callback's error. */
-  run(job: WebhookJob, attempt: number): Promise<void>;
+  /**
+   * Runs attempt `attempt` of `job`. A synchronous callback settles at once (returns undefined or
+   * throws); an asynchronous one returns a promise that rejects with the callback's error.
+   */
+  run(job: WebhookJob, attempt: number): void | Promise<void>;
   /** Records a failed attempt and tells `onError`. */
   failed(job: WebhookJob, error: unknown, attempt: number, willRetry: boolean): void;
   /** Records an event that exhausted its attempts and tells `onDeadLetter`. */
@@ -38,6 +41,66 @@ export interface JobRunner {
 }
 
 type AnyCallback = (payload: unknown, ctx: WebhookContext) => unknown;
+
+/**
+ * A callback's context. The child logger and the Date are made on first use, by prototype
+ * getters (no closures per job): most callbacks never read them, and a pino child serialises its
+ * bindings when it is created, even at level silent.
+ */
+class JobContext implements WebhookContext {
+  readonly type: WebhookType;
+  readonly requestId: string;
+  readonly dedupeKey: string | undefined;
+  readonly orderingKey: string;
+  readonly payloadVersion: WebhookContext['payloadVersion'];
+  #logger: Logger | undefined;
+  #receivedAt: Date | undefined;
+
+  constructor(
+    private readonly job: WebhookJob,
+    readonly attempt: number,
+    readonly delivery: WebhookContext['delivery'],
+    private readonly parentLogger: Logger,
+    /** Set on the context handed to `onError`. */
+    readonly willRetry?: boolean,
+  ) {
+    this.type = job.type;
+    this.requestId = job.requestId;
+    this.dedupeKey = job.dedupeKey;
+    this.orderingKey = job.orderingKey;
+    this.payloadVersion = job.payloadVersion;
+  }
+
+  get receivedAt(): Date {
+    return (this.#receivedAt ??= new Date(this.job.receivedAt));
+  }
+
+  get logger(): Logger {
+    return (this.#logger ??= this.parentLogger.child({
+      requestId: this.job.requestId,
+      type: this.job.type,
+      dedupeKey: this.job.dedupeKey,
+      attempt: this.attempt,
+    }));
+  }
+}
+
+/** Awaits a callback's promise, failing it after `timeoutMs` when set. */
+async function settle(result: Promise<unknown>, timeoutMs: number | undefined): Promise<void> {
+  if (timeoutMs === undefined) {
+    await result;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallbackTimeoutError(timeoutMs)), timeoutMs);
+  });
+  try {
+    await Promise.race([result, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { handlers, logger, stats, tracker, callbackTimeoutMs } = options;
@@ -51,7 +114,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   // Delivery state moves once per job, not once per attempt: a retry sees the same change.
   const deliveryOf = new WeakMap<WebhookJob, WebhookContext['delivery']>();
 
-  function contextOf(job: WebhookJob, attempt: number): WebhookContext {
+  function contextOf(job: WebhookJob, attempt: number, willRetry?: boolean): JobContext {
     let delivery: WebhookContext['delivery'];
     if (job.type === 'status' && tracker) {
       delivery = deliveryOf.get(job);
@@ -61,30 +124,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         deliveryOf.set(job, delivery);
       }
     }
-    // The child logger and the Date are made on first use: most callbacks never read them, and
-    // a pino child serialises its bindings when it is created, even at level silent.
-    let childLogger: Logger | undefined;
-    let receivedAt: Date | undefined;
-    return {
-      type: job.type,
-      get receivedAt() {
-        return (receivedAt ??= new Date(job.receivedAt));
-      },
-      requestId: job.requestId,
-      get logger() {
-        return (childLogger ??= logger.child({
-          requestId: job.requestId,
-          type: job.type,
-          dedupeKey: job.dedupeKey,
-          attempt,
-        }));
-      },
-      attempt,
-      dedupeKey: job.dedupeKey,
-      orderingKey: job.orderingKey,
-      payloadVersion: job.payloadVersion,
-      delivery,
-    };
+    return new JobContext(job, attempt, delivery, logger, willRetry);
   }
 
   // A user callback that throws inside onError/onDeadLetter must not take the dispatcher down.
@@ -100,36 +140,27 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   return {
     handles: (type) => callbacks[type] !== undefined,
-    async run(job, attempt) {
+    run(job, attempt) {
       const callback = callbacks[job.type] as AnyCallback | undefined;
       if (!callback) {
         stats.inc(job.type, 'succeeded');
-        return;
+        return undefined;
       }
-      const ctx = contextOf(job, attempt);
-      const result = callback(job.payload, ctx);
-      if (callbackTimeoutMs === undefined) {
-        await result;
-      } else {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CallbackTimeoutError(callbackTimeoutMs)), callbackTimeoutMs);
-        });
-        try {
-          await Promise.race([result, timeout]);
-        } finally {
-          clearTimeout(timer);
-        }
+      const result = callback(job.payload, contextOf(job, attempt));
+      // A synchronous callback settles here: no promise, no microtask.
+      if (!(result instanceof Promise)) {
+        stats.inc(job.type, 'succeeded');
+        return undefined;
       }
-      stats.inc(job.type, 'succeeded');
+      return settle(result, callbackTimeoutMs).then(() => stats.inc(job.type, 'succeeded'));
     },
     failed(job, error, attempt, willRetry) {
       stats.inc(job.type, 'failed');
-      const ctx = contextOf(job, attempt);
+      const ctx = contextOf(job, attempt, willRetry);
       ctx.logger.warn({ err: error, willRetry }, 'webhook callback failed');
       if (handlers.onError) {
         const onError = handlers.onError;
-        notify('onError', () => onError(error, { ...ctx, willRetry }));
+        notify('onError', () => onError(error, ctx as WebhookContext & { readonly willRetry: boolean }));
       }
     },
     deadLettered(deadLetter) {

@@ -219,7 +219,11 @@ describe('retries and dead letters', () => {
         runs.push(`${event.messageId}#${ctx.attempt}`);
         if (event.messageId === 'first' && failuresLeft-- > 0) throw new Error('flaky');
       },
-      onError: (_error, ctx) => void errors.push([ctx.attempt, ctx.willRetry]),
+      onError: (_error, ctx) => {
+        expect(typeof ctx.logger.warn).toBe('function');
+        expect(ctx.receivedAt).toBeInstanceOf(Date);
+        errors.push([ctx.attempt, ctx.willRetry]);
+      },
     };
     const pipeline = createWebhookPipeline(options);
     await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'p', messageId: 'first' }));
