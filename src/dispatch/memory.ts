@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import { withTimeout } from '../util/timeout.js';
 import { backoffDelay, resolveRetry } from './backoff.js';
 import type { JobRunner } from './runner.js';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, RetryOptions, WebhookJob } from './types.js';
@@ -135,17 +136,11 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
     async close(timeoutMs) {
       closed = true;
       if (size === 0) return true;
-      if (timeoutMs === undefined) {
-        await idle();
-        return true;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      const drained = await Promise.race([idle().then(() => true as const), timedOut]);
-      clearTimeout(timer);
-      return drained;
+      return withTimeout(
+        idle().then(() => true),
+        timeoutMs,
+        () => false,
+      );
     },
     counts(type): DispatcherCounts {
       const run = running.get(type) ?? 0;

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryTracker } from '../delivery/tracker.js';
+import { callSafely } from '../util/call-safely.js';
+import { withTimeout } from '../util/timeout.js';
 import type { WebhookType } from '../schemas/index.js';
 import type { StatsRecorder } from '../pipeline/stats.js';
 import type { DeadLetter, WebhookCallback, WebhookContext, WebhookHandlers, WebhookJob } from './types.js';
@@ -85,23 +87,6 @@ class JobContext implements WebhookContext {
   }
 }
 
-/** Awaits a callback's promise, failing it after `timeoutMs` when set. */
-async function settle(result: Promise<unknown>, timeoutMs: number | undefined): Promise<void> {
-  if (timeoutMs === undefined) {
-    await result;
-    return;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CallbackTimeoutError(timeoutMs)), timeoutMs);
-  });
-  try {
-    await Promise.race([result, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { handlers, logger, stats, tracker, callbackTimeoutMs } = options;
   const callbacks: Record<WebhookType, WebhookCallback<never> | undefined> = {
@@ -127,17 +112,6 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     return new JobContext(job, attempt, delivery, logger, willRetry);
   }
 
-  // A user callback that throws inside onError/onDeadLetter must not take the dispatcher down.
-  function notify(name: string, fn: () => unknown): void {
-    try {
-      const result = fn();
-      if (result instanceof Promise)
-        result.catch((error: unknown) => logger.error({ err: error }, `${name} rejected`));
-    } catch (error) {
-      logger.error({ err: error }, `${name} threw`);
-    }
-  }
-
   return {
     handles: (type) => callbacks[type] !== undefined,
     run(job, attempt) {
@@ -152,7 +126,9 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         stats.inc(job.type, 'succeeded');
         return undefined;
       }
-      return settle(result, callbackTimeoutMs).then(() => stats.inc(job.type, 'succeeded'));
+      return withTimeout(result, callbackTimeoutMs, () => {
+        throw new CallbackTimeoutError(callbackTimeoutMs ?? 0);
+      }).then(() => stats.inc(job.type, 'succeeded'));
     },
     failed(job, error, attempt, willRetry) {
       stats.inc(job.type, 'failed');
@@ -160,7 +136,9 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       ctx.logger.warn({ err: error, willRetry }, 'webhook callback failed');
       if (handlers.onError) {
         const onError = handlers.onError;
-        notify('onError', () => onError(error, ctx as WebhookContext & { readonly willRetry: boolean }));
+        callSafely(logger, 'onError', () =>
+          onError(error, ctx as WebhookContext & { readonly willRetry: boolean }),
+        );
       }
     },
     deadLettered(deadLetter) {
@@ -171,7 +149,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       );
       if (handlers.onDeadLetter) {
         const onDeadLetter = handlers.onDeadLetter;
-        notify('onDeadLetter', () => onDeadLetter(deadLetter));
+        callSafely(logger, 'onDeadLetter', () => onDeadLetter(deadLetter));
       }
     },
   };

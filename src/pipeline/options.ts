@@ -110,6 +110,15 @@ const positiveInteger = (name: string, value: number | undefined): void => {
   }
 };
 
+/** The accepted tokens as a list (none, one, or several during a rotation). */
+export function tokensOf(options: Pick<WebhookPipelineOptions, 'token'>): readonly string[] {
+  return options.token === undefined
+    ? []
+    : typeof options.token === 'string'
+      ? [options.token]
+      : options.token;
+}
+
 /** Validates options at construction; throws a TypeError naming what was expected. */
 export function validatePipelineOptions(options: WebhookPipelineOptions): void {
   positiveInteger('bodyLimit', options.bodyLimit);
@@ -120,8 +129,7 @@ export function validatePipelineOptions(options: WebhookPipelineOptions): void {
       `retryAfterSeconds: expected a number >= 0, got ${String(options.retryAfterSeconds)}`,
     );
   }
-  const tokens =
-    options.token === undefined ? [] : typeof options.token === 'string' ? [options.token] : options.token;
+  const tokens = tokensOf(options);
   if (!Array.isArray(tokens) || tokens.some((token) => typeof token !== 'string' || token === '')) {
     throw new TypeError('token: expected a non-empty string or an array of non-empty strings');
   }

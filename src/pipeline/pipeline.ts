@@ -12,7 +12,6 @@ import {
   createJobRunner,
   createMemoryDispatcher,
   type Dispatcher,
-  type InvalidPayload,
   type JobRunner,
   type WebhookJob,
 } from '../dispatch/index.js';
@@ -34,6 +33,8 @@ import {
   type WebhookError,
 } from '../errors.js';
 import { createLibraryLogger } from '../logger.js';
+import { callSafely } from '../util/call-safely.js';
+import { withTimeout } from '../util/timeout.js';
 import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 import { createTokenCheck, type TokenCheck } from './auth.js';
 import { parseJsonSafely, stripPrototypeKeys } from './json.js';
@@ -41,6 +42,7 @@ import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_ENQUEUE_TIMEOUT_MS,
   DEFAULT_RETRY_AFTER_SECONDS,
+  tokensOf,
   validatePipelineOptions,
   type WebhookPipelineOptions,
 } from './options.js';
@@ -107,8 +109,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
-  const tokens =
-    options.token === undefined ? [] : typeof options.token === 'string' ? [options.token] : options.token;
+  const tokens = tokensOf(options);
   const checkToken: TokenCheck | undefined = tokens.length > 0 ? createTokenCheck(tokens) : undefined;
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
@@ -185,18 +186,6 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     return { type: route.type, requestId, receivedAt: Date.now() };
   }
 
-  function notifyInvalid(invalid: InvalidPayload): void {
-    const onInvalid = options.onInvalid;
-    if (!onInvalid) return;
-    try {
-      const result = onInvalid(invalid);
-      if (result instanceof Promise)
-        result.catch((error: unknown) => logger.error({ err: error }, 'onInvalid rejected'));
-    } catch (error) {
-      logger.error({ err: error }, 'onInvalid threw');
-    }
-  }
-
   function invalid(
     accepted: AcceptedHead,
     type: WebhookType | undefined,
@@ -207,31 +196,14 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
       error instanceof InvalidPayloadError ? error.issues : [{ path: '', message: error.message }];
     refuse(type ?? 'unknown', error);
     logger.warn({ requestId: accepted.requestId, type, issues }, 'invalid webhook payload');
-    notifyInvalid({
-      type,
-      payload,
-      issues,
-      requestId: accepted.requestId,
-      receivedAt: new Date(accepted.receivedAt),
-    });
-    return toErrorResponse(error);
-  }
-
-  /** Awaits an asynchronous store or dispatcher, but never past the enqueue deadline. */
-  async function withinDeadline<T>(value: T | Promise<T>): Promise<T> {
-    if (!(value instanceof Promise)) return value;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${enqueueTimeoutMs} ms`)),
-        enqueueTimeoutMs,
+    const onInvalid = options.onInvalid;
+    if (onInvalid) {
+      const receivedAt = new Date(accepted.receivedAt);
+      callSafely(logger, 'onInvalid', () =>
+        onInvalid({ type, payload, issues, requestId: accepted.requestId, receivedAt }),
       );
-    });
-    try {
-      return await Promise.race([value, deadline]);
-    } finally {
-      clearTimeout(timer);
     }
+    return toErrorResponse(error);
   }
 
   /** Runs `next` on a value now, or once its promise settles: no promise turn for synchronous stores. */
@@ -249,7 +221,11 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     };
     try {
       const result = call();
-      return result instanceof Promise ? withinDeadline(result).catch(fail) : result;
+      if (!(result instanceof Promise)) return result;
+      // An asynchronous store or dispatcher is waited for, but never past the enqueue deadline.
+      return withTimeout(result, enqueueTimeoutMs, () => {
+        throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
+      }).catch(fail);
     } catch (error) {
       return fail(error);
     }

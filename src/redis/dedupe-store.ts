@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DedupeStore } from '../dedupe/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
+import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import {
   checkEvictionPolicy,
@@ -127,14 +128,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   /** Just after start the client is still connecting: wait briefly rather than fail at once. */
   async function started(): Promise<void> {
     if (everReady) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      firstReady,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, commandTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await withTimeout(firstReady, commandTimeoutMs, () => undefined);
   }
 
   return {

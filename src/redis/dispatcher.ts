@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '../dispatch/types.js';
+import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import {
   checkEvictionPolicy,
@@ -145,14 +146,11 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     async close(timeoutMs) {
       closed = true;
       // Accepted jobs are in Redis already: closing waits only for adds still on the wire.
-      let timer: NodeJS.Timeout | undefined;
-      const drained = await Promise.race([
+      const drained = await withTimeout(
         noneInflight().then(() => true),
-        new Promise<boolean>((resolve) => {
-          if (timeoutMs !== undefined) timer = setTimeout(() => resolve(false), timeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
+        timeoutMs,
+        () => false,
+      );
       await Promise.allSettled(queues.map((queue) => queue.close()));
       await closeClient(client);
       return drained;

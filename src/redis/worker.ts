@@ -4,6 +4,7 @@ import { createDeliveryTracker } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
 import { createJobRunner } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
+import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
 import {
@@ -209,15 +210,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     ready: () => started,
     async close(timeoutMs) {
       shutdown.abort();
-      let timer: NodeJS.Timeout | undefined;
       const graceful = Promise.all(workers.map((worker) => worker.close())).then(() => true);
-      const finished = await Promise.race([
-        graceful,
-        new Promise<boolean>((resolve) => {
-          if (timeoutMs !== undefined) timer = setTimeout(() => resolve(false), timeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      const finished = await withTimeout(graceful, timeoutMs, () => false);
       if (!finished) {
         // A callback still running: its lock lapses and BullMQ's stalled check re-runs the job.
         cutOff = true;
