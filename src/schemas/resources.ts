@@ -313,35 +313,41 @@ export type SystemUser = z.infer<typeof systemUserSchema>;
  * SystemUser fields that are not credentials (the nested client becomes `clientRef`) plus
  * `teamIds`. A plain object schema: anything else, credentials included, is stripped.
  */
-export const userResponseSchema = z.object({
-  id: z.string(),
-  email: str,
-  firstName: str,
-  lastName: str,
-  role: openEnum(USER_ROLE_VALUES).nullish(),
-  liveChatRole: openEnum(LIVE_CHAT_ROLE_VALUES).nullish(),
-  primaryEmailAddress: str,
-  mobileNumber: str,
-  clientRef: str,
-  disabled: bool,
-  deleted: bool,
-  emailVerified: bool,
-  agentChatLimit: int,
-  availabilityStatus: bool,
-  initialPassword: bool,
-  tempAccount: bool,
-  lastSeen: str,
-  ticketCount: int,
-  avatar: str,
-  shouldGetNotifications: bool,
-  userId: str,
-  applicationClientId: str,
-  allowedSharedInbox: bool,
-  allowedUnassignedInbox: bool,
-  assignmentMessage: str,
-  /** Emulator extension: the teams the user belongs to (emptied by a delete). */
-  teamIds: z.array(z.string()).nullish(),
-});
+export const userResponseSchema = z
+  .object(
+    // z.object, not looseObject: anything not picked, credentials included, is stripped.
+    systemUserSchema.pick({
+      id: true,
+      email: true,
+      firstName: true,
+      lastName: true,
+      role: true,
+      liveChatRole: true,
+      primaryEmailAddress: true,
+      mobileNumber: true,
+      clientRef: true,
+      disabled: true,
+      deleted: true,
+      emailVerified: true,
+      agentChatLimit: true,
+      availabilityStatus: true,
+      initialPassword: true,
+      tempAccount: true,
+      lastSeen: true,
+      ticketCount: true,
+      avatar: true,
+      shouldGetNotifications: true,
+      userId: true,
+      applicationClientId: true,
+      allowedSharedInbox: true,
+      allowedUnassignedInbox: true,
+      assignmentMessage: true,
+    }).shape,
+  )
+  .extend({
+    /** Emulator extension: the teams the user belongs to (emptied by a delete). */
+    teamIds: z.array(z.string()).nullish(),
+  });
 /** The UserResponse resource. */
 export type UserResponse = z.infer<typeof userResponseSchema>;
 
