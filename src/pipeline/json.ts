@@ -9,16 +9,28 @@ function dropPrototypeKeys(key: string, value: unknown): unknown {
 }
 
 /**
+ * Text that may spell a dangerous key: literally, or through a JSON escape (`"\u005f_proto__"`
+ * parses to `__proto__`). One regular expression scan; a body with any escape takes the reviver.
+ */
+const MAY_NAME_PROTOTYPE = /__proto__|"constructor"|\\u/;
+
+/**
  * Parses JSON text, dropping `__proto__` keys and `constructor.prototype` objects so that no
  * later copy of the payload (zod's, or the user's) can pollute a prototype. The reviver only
- * runs when the text mentions one of those keys, so ordinary payloads parse at full speed.
- * Returns the count of dropped keys' presence as `sanitized`.
+ * runs when the text may name one of those keys, so ordinary payloads parse at full speed.
+ * `sanitized` tells whether anything was dropped.
  */
 export function parseJsonSafely(text: string): { value: unknown; sanitized: boolean } {
-  if (!text.includes(FORBIDDEN_KEY) && !text.includes('"constructor"')) {
+  if (!MAY_NAME_PROTOTYPE.test(text)) {
     return { value: JSON.parse(text) as unknown, sanitized: false };
   }
-  return { value: JSON.parse(text, dropPrototypeKeys) as unknown, sanitized: true };
+  let sanitized = false;
+  const value = JSON.parse(text, (key: string, child: unknown) => {
+    if (dropPrototypeKeys(key, child) !== undefined) return child;
+    sanitized = true;
+    return undefined;
+  }) as unknown;
+  return { value, sanitized };
 }
 
 /**

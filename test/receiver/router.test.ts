@@ -3,7 +3,7 @@ import request from 'supertest';
 import { WEBHOOK_PATHS, detectWebhookType } from '../../src/schemas/index.js';
 import { allFixtures, buildChatbotEvent, buildStatus, fixtures } from '../../src/testing/index.js';
 import type { InvalidPayload } from '../../src/dispatch/index.js';
-import type { CaptureRecord } from '../../src/pipeline/index.js';
+import { parseJsonSafely, type CaptureRecord } from '../../src/pipeline/index.js';
 import { captureLogger, createTestReceiver } from '../helpers/receiver.js';
 
 describe('every documented payload reaches its typed callback', () => {
@@ -200,21 +200,42 @@ describe('bad input gets a clear error and never a callback', () => {
     },
   );
 
-  it('drops __proto__ and constructor.prototype keys without polluting any prototype', async () => {
-    const { app, router, calls } = createTestReceiver();
-    const body = `{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},${JSON.stringify(fixtures.status.SENT).slice(1)}`;
-    await request(app)
-      .post('/webhooks/status')
-      .set('content-type', 'application/json')
-      .send(body)
-      .expect(200);
-    await router.idle();
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const received = calls[0]?.payload as Record<string, unknown>;
-    expect(Object.getPrototypeOf(received)).toBe(Object.prototype);
-    expect(received.polluted).toBeUndefined();
-    expect(Object.keys(received)).not.toContain('constructor');
-    expect(received.gstId).toBe(fixtures.status.SENT.gstId);
+  it.each([
+    ['plain', '__proto__', 'constructor'],
+    // JSON escapes spell the same keys without the bytes a text search looks for.
+    ['escaped', '\\u005f_proto__', '\\u0063onstructor'],
+  ])(
+    'drops __proto__ and constructor.prototype keys (%s) without polluting any prototype',
+    async (_, proto, ctor) => {
+      const { app, router, calls } = createTestReceiver();
+      const body = `{"${proto}":{"polluted":"yes"},"${ctor}":{"prototype":{"polluted":"yes"}},${JSON.stringify(fixtures.status.SENT).slice(1)}`;
+      await request(app)
+        .post('/webhooks/status')
+        .set('content-type', 'application/json')
+        .send(body)
+        .expect(200);
+      await router.idle();
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      const received = calls[0]?.payload as Record<string, unknown>;
+      expect(Object.getPrototypeOf(received)).toBe(Object.prototype);
+      expect(received.polluted).toBeUndefined();
+      expect(Object.keys(received)).not.toContain('constructor');
+      expect(received.gstId).toBe(fixtures.status.SENT.gstId);
+    },
+  );
+
+  it.each([
+    ['no dangerous key', '{"a":1}', false, { a: 1 }],
+    ['a harmless escape', '{"text":"caf\\u00e9"}', false, { text: 'café' }],
+    ['__proto__', '{"__proto__":{"x":1},"a":1}', true, { a: 1 }],
+    ['an escaped __proto__', '{"\\u005f_proto__":{"x":1},"a":1}', true, { a: 1 }],
+    ['constructor.prototype', '{"constructor":{"prototype":{}},"a":1}', true, { a: 1 }],
+    ['a constructor that is data', '{"constructor":"Acme","a":1}', false, { constructor: 'Acme', a: 1 }],
+  ])('parseJsonSafely: %s', (_, text, sanitized, value) => {
+    const parsed = parseJsonSafely(text);
+    expect(parsed.sanitized).toBe(sanitized);
+    expect(parsed.value).toEqual(value);
+    expect(Object.keys(parsed.value as object)).toEqual(Object.keys(value));
   });
 
   it('survives a callback and an onInvalid that throw', async () => {
