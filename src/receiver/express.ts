@@ -5,7 +5,7 @@ import {
   type WebhookPipelineOptions,
   type WebhookStats,
 } from '../pipeline/index.js';
-import { captureSettingsOf, handleRequest, INTERNAL_ERROR, send } from './handle.js';
+import { captureSettingsOf, handleRequest } from './handle.js';
 
 /** Options of {@link createWebhookRouter}. */
 export type WebhookRouterOptions = WebhookPipelineOptions;
@@ -57,10 +57,7 @@ export function createWebhookRouter(options: WebhookRouterOptions): WebhookRoute
   function webhookRouter(req: Request, res: Response, _next: NextFunction): void {
     // A body parser mounted before the router leaves req.body set (Express 5 leaves it undefined otherwise).
     const preParsed = req.body === undefined ? undefined : { body: req.body as unknown };
-    handleRequest(pipeline, req, res, req.url, preParsed, capture).catch((error: unknown) => {
-      pipeline.logger.error({ err: error }, 'webhook request failed');
-      if (!res.headersSent) send(res, INTERNAL_ERROR);
-    });
+    handleRequest(pipeline, req, res, req.url, preParsed, capture);
   }
   return Object.assign(webhookRouter, controlsOf(pipeline));
 }

@@ -14,7 +14,7 @@ import type {
   WebhookPipelineOptions,
 } from '../pipeline/index.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
-import { readBody } from './body.js';
+import { collectBody } from './body.js';
 
 /** The answer to a request that failed inside the library (a bug): never a stack trace. */
 export const INTERNAL_ERROR = jsonAnswer(
@@ -81,48 +81,73 @@ function capture(
  * Runs one request through the pipeline: head checks before reading the body (so a wrong token
  * costs no body read), then the body, then the answer. `preParsed` is a body an upstream parser
  * already consumed (`express.json()` mounted before the router): reading the stream again would
- * hang forever, so the parsed value is used instead.
+ * hang forever, so the parsed value is used instead. Never throws: a failure inside the library
+ * is logged and answered 500. Callbacks, not promises, on this path: it runs once per request
+ * and each promise turn shows in the benchmark.
  */
-export async function handleRequest(
+export function handleRequest(
   pipeline: WebhookPipeline,
   req: IncomingMessage,
   res: ServerResponse,
   url: string,
   preParsed: { readonly body: unknown } | undefined,
   captureSettings?: CaptureSettings,
-): Promise<void> {
-  const head = pipeline.head({ method: req.method ?? 'GET', url, header: header(req) });
-  if (head instanceof WebhookError) {
-    // Nothing will read the body: discard it rather than leave the socket stalled.
-    req.resume();
-    send(res, toErrorResponse(head));
-    return;
-  }
-  let body: RequestBody;
-  if (preParsed !== undefined) {
-    const value = preParsed.body;
-    body = Buffer.isBuffer(value) || typeof value === 'string' ? { raw: value } : { parsed: value };
-  } else if (req.readableEnded) {
-    send(
-      res,
-      pipeline.refuse(
-        head,
-        new BodyUnreadableError('the body stream was already consumed by another middleware'),
-      ),
-    );
-    return;
-  } else {
-    try {
-      body = { raw: await readBody(req, pipeline.bodyLimit) };
-    } catch (error) {
-      send(
-        res,
-        pipeline.refuse(head, error instanceof WebhookError ? error : new BodyUnreadableError(String(error))),
-      );
+): void {
+  try {
+    const head = pipeline.head({ method: req.method ?? 'GET', url, header: header(req) });
+    if (head instanceof WebhookError) {
+      // Nothing will read the body: discard it rather than leave the socket stalled.
+      req.resume();
+      send(res, toErrorResponse(head));
       return;
     }
+    if (preParsed !== undefined) {
+      const value = preParsed.body;
+      const body = Buffer.isBuffer(value) || typeof value === 'string' ? { raw: value } : { parsed: value };
+      answer(pipeline, req, res, head, body, captureSettings);
+      return;
+    }
+    if (req.readableEnded) {
+      const error = new BodyUnreadableError('the body stream was already consumed by another middleware');
+      send(res, pipeline.refuse(head, error));
+      return;
+    }
+    collectBody(req, pipeline.bodyLimit, (error, raw) => {
+      if (error) send(res, pipeline.refuse(head, error));
+      else answer(pipeline, req, res, head, { raw }, captureSettings);
+    });
+  } catch (error) {
+    fail(pipeline, res, error);
   }
-  if (captureSettings) capture(captureSettings, req, head, body, pipeline.logger);
-  const answer = pipeline.accept(head, body);
-  send(res, answer instanceof Promise ? await answer : answer);
+}
+
+/** Captures the request when asked, accepts its body and sends the answer. */
+function answer(
+  pipeline: WebhookPipeline,
+  req: IncomingMessage,
+  res: ServerResponse,
+  head: AcceptedHead,
+  body: RequestBody,
+  captureSettings: CaptureSettings | undefined,
+): void {
+  try {
+    if (captureSettings) capture(captureSettings, req, head, body, pipeline.logger);
+    const answered = pipeline.accept(head, body);
+    if (answered instanceof Promise) {
+      answered.then(
+        (value) => send(res, value),
+        (error: unknown) => fail(pipeline, res, error),
+      );
+    } else {
+      send(res, answered);
+    }
+  } catch (error) {
+    fail(pipeline, res, error);
+  }
+}
+
+/** A failure inside the library (a bug): logged, answered 500 without details. */
+function fail(pipeline: WebhookPipeline, res: ServerResponse, error: unknown): void {
+  pipeline.logger.error({ err: error }, 'webhook request failed');
+  send(res, INTERNAL_ERROR);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotFoundError, toErrorResponse } from '../errors.js';
 import { createWebhookPipeline, type WebhookPipelineOptions } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { captureSettingsOf, handleRequest, INTERNAL_ERROR, send } from './handle.js';
+import { captureSettingsOf, handleRequest, send } from './handle.js';
 
 export interface NodeHandlerOptions extends WebhookPipelineOptions {
   /** Path prefix the endpoints live under, e.g. `/webhooks`. @default '' */
@@ -35,12 +35,7 @@ export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandl
       send(res, toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
       return;
     }
-    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined, capture).catch(
-      (error: unknown) => {
-        pipeline.logger.error({ err: error }, 'webhook request failed');
-        send(res, INTERNAL_ERROR);
-      },
-    );
+    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined, capture);
   }
   return Object.assign(webhookHandler, controlsOf(pipeline));
 }
