@@ -120,11 +120,11 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     dedupe === undefined
       ? undefined
       : (dedupe.store ?? createMemoryDedupeStore({ max: dedupe.max, ttlMs: dedupe.ttlMs }));
-  const dedupeKeyOf = new Map<WebhookType, DedupeKeyFn<WebhookType>>();
+  const dedupeKeyOf: Partial<Record<WebhookType, DedupeKeyFn<WebhookType>>> = {};
   if (dedupe !== undefined) {
     for (const type of WEBHOOK_TYPES) {
       if (dedupe.types?.[type] === false) continue;
-      dedupeKeyOf.set(type, (dedupe.keys?.[type] ?? DEFAULT_DEDUPE_KEYS[type]) as DedupeKeyFn<WebhookType>);
+      dedupeKeyOf[type] = (dedupe.keys?.[type] ?? DEFAULT_DEDUPE_KEYS[type]) as DedupeKeyFn<WebhookType>;
     }
   }
   const failOpen = dedupe !== undefined && dedupe.onStoreError === 'dispatch';
@@ -273,7 +273,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
       return ACK_ANSWER;
     }
 
-    const identity = dedupeKeyOf.get(type)?.(parsed.data);
+    const identity = dedupeKeyOf[type]?.(parsed.data);
     const job: WebhookJob = {
       type,
       payload: parsed.data,

@@ -35,18 +35,21 @@ const zero = (): Record<StatCounter, number> =>
   Object.fromEntries(STAT_COUNTERS.map((counter) => [counter, 0])) as Record<StatCounter, number>;
 
 export function createStatsRecorder(): StatsRecorder {
-  const buckets = new Map<StatsBucket, Record<StatCounter, number>>(
+  // A plain object of same-shaped objects, not a Map: several increments per request.
+  const buckets = Object.fromEntries(
     [...WEBHOOK_TYPES, 'unknown' as const].map((bucket) => [bucket, zero()]),
-  );
+  ) as Record<StatsBucket, Record<StatCounter, number>>;
   return {
     inc(bucket, counter, by = 1) {
-      const counters = buckets.get(bucket);
-      if (counters) counters[counter] += by;
+      buckets[bucket][counter] += by;
     },
     snapshot(gauges) {
       const total: TypeStats = { ...zero(), queued: 0, running: 0 };
       const out: Partial<Record<WebhookType | 'unknown' | 'total', TypeStats>> = {};
-      for (const [bucket, counters] of buckets) {
+      for (const [bucket, counters] of Object.entries(buckets) as [
+        StatsBucket,
+        Record<StatCounter, number>,
+      ][]) {
         const live = bucket === 'unknown' ? { queued: 0, running: 0 } : gauges(bucket);
         const stats: TypeStats = { ...counters, ...live };
         out[bucket] = stats;
