@@ -36,6 +36,14 @@ export interface JobRunner {
    * throws); an asynchronous one returns a promise that rejects with the callback's error.
    */
   run(job: WebhookJob, attempt: number): void | Promise<void>;
+  /**
+   * {@link run} in two halves, for a dispatcher that tracks settlement itself (one promise
+   * reaction per job instead of two): `start` calls the callback and returns its promise (with
+   * the callback timeout applied) or undefined when it settled at once; the caller reports a
+   * fulfilled attempt with `succeeded`, a failed one with {@link failed}.
+   */
+  start(job: WebhookJob, attempt: number): void | Promise<unknown>;
+  succeeded(job: WebhookJob): void;
   /** Records a failed attempt and tells `onError`. */
   failed(job: WebhookJob, error: unknown, attempt: number, willRetry: boolean): void;
   /** Records an event that exhausted its attempts and tells `onDeadLetter`. */
@@ -112,24 +120,28 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     return new JobContext(job, attempt, delivery, logger, willRetry);
   }
 
+  function start(job: WebhookJob, attempt: number): void | Promise<unknown> {
+    const callback = callbacks[job.type] as AnyCallback | undefined;
+    if (!callback) return undefined;
+    const result = callback(job.payload, contextOf(job, attempt));
+    // A synchronous callback settles here: no promise, no microtask.
+    if (!(result instanceof Promise)) return undefined;
+    return withTimeout(result, callbackTimeoutMs, () => {
+      throw new CallbackTimeoutError(callbackTimeoutMs ?? 0);
+    });
+  }
+
+  const succeeded = (job: WebhookJob): void => stats.inc(job.type, 'succeeded');
+
   return {
     handles: (type) => callbacks[type] !== undefined,
     run(job, attempt) {
-      const callback = callbacks[job.type] as AnyCallback | undefined;
-      if (!callback) {
-        stats.inc(job.type, 'succeeded');
-        return undefined;
-      }
-      const result = callback(job.payload, contextOf(job, attempt));
-      // A synchronous callback settles here: no promise, no microtask.
-      if (!(result instanceof Promise)) {
-        stats.inc(job.type, 'succeeded');
-        return undefined;
-      }
-      return withTimeout(result, callbackTimeoutMs, () => {
-        throw new CallbackTimeoutError(callbackTimeoutMs ?? 0);
-      }).then(() => stats.inc(job.type, 'succeeded'));
+      const result = start(job, attempt);
+      if (result === undefined) return succeeded(job);
+      return result.then(() => succeeded(job));
     },
+    start,
+    succeeded,
     failed(job, error, attempt, willRetry) {
       stats.inc(job.type, 'failed');
       const ctx = contextOf(job, attempt, willRetry);

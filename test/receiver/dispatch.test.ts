@@ -198,6 +198,60 @@ describe('ordering', () => {
   });
 });
 
+describe('workers', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('runs conversations that arrive while a worker waits for the next turn in parallel, up to the concurrency', async () => {
+    const gate = deferred();
+    let active = 0;
+    let maxActive = 0;
+    const pipeline = createWebhookPipeline({
+      concurrency: 6,
+      onChatbot: async (event) => {
+        if (event.chatParticipantId === 'warm-up') return;
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        await gate.promise;
+        active -= 1;
+      },
+    });
+    // A fast event first: its worker finishes and waits a turn for more work.
+    await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'warm-up' }));
+    for (let i = 0; i < 10; i += 1) {
+      await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: `slow-${i}` }));
+    }
+    await nextTurn();
+    await nextTurn();
+    expect(active).toBe(6);
+    expect(pipeline.stats().chatbot).toMatchObject({ running: 6, queued: 4 });
+    gate.resolve();
+    await pipeline.idle();
+    expect(maxActive).toBe(6);
+    expect(pipeline.stats().chatbot).toMatchObject({ succeeded: 11, running: 0, queued: 0 });
+  });
+
+  it('gives a conversation with a long backlog of synchronous callbacks no more than its turn', async () => {
+    const ran: string[] = [];
+    const pipeline = createWebhookPipeline({
+      concurrency: 1,
+      onChatbot: (event) => {
+        ran.push(event.chatParticipantId);
+      },
+    });
+    // The first event runs at once; its worker then waits a turn, so the rest builds a backlog.
+    for (let i = 0; i < 100; i += 1) {
+      await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'busy' }));
+    }
+    await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'quiet' }));
+    expect(ran).toHaveLength(1);
+    await pipeline.idle();
+    expect(ran).toHaveLength(101);
+    // The quiet conversation is not kept waiting behind the whole backlog of the busy one.
+    expect(ran.indexOf('quiet')).toBeGreaterThan(1);
+    expect(ran.indexOf('quiet')).toBeLessThan(50);
+  });
+});
+
 describe('retries and dead letters', () => {
   afterEach(() => jest.useRealTimers());
 
