@@ -12,6 +12,7 @@ import {
   createJobRunner,
   createMemoryDispatcher,
   type Dispatcher,
+  type EnqueueOutcome,
   type JobRunner,
   type WebhookJob,
 } from '../dispatch/index.js';
@@ -176,7 +177,8 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     }
     if (closing) return refuse(bucket, new ShuttingDownError(retryAfter));
     const contentType = request.header('content-type');
-    if (contentType === undefined || !JSON_TYPE.test(contentType)) {
+    // The exact common value first: a string comparison, not a regular expression.
+    if (contentType !== 'application/json' && (contentType === undefined || !JSON_TYPE.test(contentType))) {
       return refuse(bucket, new UnsupportedMediaTypeError(contentType));
     }
     const length = Number(request.header('content-length'));
@@ -211,25 +213,39 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     value instanceof Promise ? value.then(next) : next(value);
 
   /**
-   * Calls the store or dispatcher; an asynchronous answer is awaited up to the enqueue deadline.
-   * A throw, a rejection or a missed deadline becomes `failed` (logged), never an exception.
+   * Calls the store or dispatcher with one argument; an asynchronous answer is awaited up to the
+   * enqueue deadline. A throw, a rejection or a missed deadline becomes `failed` (logged), never
+   * an exception. A function and its argument rather than a closure: nothing is allocated on the
+   * synchronous path, which every request takes with the in-memory defaults.
    */
-  function guarded<T>(what: string, call: () => T | Promise<T>): T | 'failed' | Promise<T | 'failed'> {
-    const fail = (error: unknown): 'failed' => {
-      logger.error({ err: error }, `${what} failed`);
-      return 'failed';
-    };
+  function guarded<A, T>(
+    what: string,
+    call: (arg: A) => T | Promise<T>,
+    arg: A,
+  ): T | 'failed' | Promise<T | 'failed'> {
     try {
-      const result = call();
+      const result = call(arg);
       if (!(result instanceof Promise)) return result;
       // An asynchronous store or dispatcher is waited for, but never past the enqueue deadline.
       return withTimeout(result, enqueueTimeoutMs, () => {
         throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
-      }).catch(fail);
+      }).catch((error: unknown) => failed(what, error));
     } catch (error) {
-      return fail(error);
+      return failed(what, error);
     }
   }
+
+  function failed(what: string, error: unknown): 'failed' {
+    logger.error({ err: error }, `${what} failed`);
+    return 'failed';
+  }
+
+  // The store and dispatcher calls, made once. The store is only called for jobs with a dedupe key,
+  // which exist only when deduplication is on.
+  const claim = (key: string) => store!.claim(key);
+  const release = (key: string) => store!.release(key);
+  const confirm = (key: string) => store!.confirm!(key);
+  const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
 
   const ACK_ANSWER = jsonAnswer(200, ACK);
   const DUPLICATE_ANSWER = jsonAnswer(200, ACK_DUPLICATE);
@@ -285,54 +301,66 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     };
     const dedupeKey = job.dedupeKey;
     if (dedupeKey === undefined) return dispatch(job, false);
-    return chain(
-      guarded('dedupe store', () => store!.claim(dedupeKey)),
-      (outcome): HttpAnswer | Promise<HttpAnswer> => {
-        if (outcome === false) {
-          stats.inc(type, 'duplicates');
-          stats.inc(type, 'acked');
-          logger.debug({ requestId: accepted.requestId, type, dedupeKey }, 'duplicate webhook acknowledged');
-          return DUPLICATE_ANSWER;
-        }
-        if (outcome === 'failed' && !failOpen) {
-          stats.inc(type, 'rejected');
-          return toErrorResponse(new StoreUnavailableError(retryAfter));
-        }
-        return dispatch(job, outcome === true);
-      },
-    );
+    const claimed = guarded('dedupe store', claim, dedupeKey);
+    return claimed instanceof Promise
+      ? claimed.then((outcome) => afterClaim(job, outcome))
+      : afterClaim(job, claimed);
+  }
+
+  /** Answers a duplicate, refuses when the store failed (unless failing open), else enqueues. */
+  function afterClaim(job: WebhookJob, outcome: boolean | 'failed'): HttpAnswer | Promise<HttpAnswer> {
+    const { type } = job;
+    if (outcome === false) {
+      stats.inc(type, 'duplicates');
+      stats.inc(type, 'acked');
+      logger.debug(
+        { requestId: job.requestId, type, dedupeKey: job.dedupeKey },
+        'duplicate webhook acknowledged',
+      );
+      return DUPLICATE_ANSWER;
+    }
+    if (outcome === 'failed' && !failOpen) {
+      stats.inc(type, 'rejected');
+      return toErrorResponse(new StoreUnavailableError(retryAfter));
+    }
+    return dispatch(job, outcome === true);
   }
 
   /** Enqueues an accepted job; a claim is confirmed once it is queued, released if it is not. */
   function dispatch(job: WebhookJob, claimed: boolean): HttpAnswer | Promise<HttpAnswer> {
+    const outcome = guarded('enqueue', enqueue, job);
+    return outcome instanceof Promise
+      ? outcome.then((value) => afterEnqueue(job, claimed, value))
+      : afterEnqueue(job, claimed, outcome);
+  }
+
+  function afterEnqueue(
+    job: WebhookJob,
+    claimed: boolean,
+    outcome: EnqueueOutcome | 'failed',
+  ): HttpAnswer | Promise<HttpAnswer> {
     const key = claimed ? job.dedupeKey : undefined;
-    return chain(
-      guarded('enqueue', () => dispatcher.enqueue(job)),
-      (outcome) => {
-        if (outcome !== 'accepted') {
-          stats.inc(job.type, 'rejected');
-          const error =
-            outcome === 'full'
-              ? new QueueFullError(retryAfter)
-              : outcome === 'closed'
-                ? new ShuttingDownError(retryAfter)
-                : new StoreUnavailableError(retryAfter);
-          // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
-          const released =
-            key === undefined ? undefined : guarded('dedupe release', () => store!.release(key));
-          return chain(released, () => toErrorResponse(error));
-        }
-        // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
-        const confirmed =
-          key === undefined || !store?.confirm
-            ? undefined
-            : guarded('dedupe confirm', () => store.confirm!(key));
-        return chain(confirmed, () => {
-          stats.inc(job.type, 'acked');
-          return ACK_ANSWER;
-        });
-      },
-    );
+    if (outcome !== 'accepted') {
+      stats.inc(job.type, 'rejected');
+      const error =
+        outcome === 'full'
+          ? new QueueFullError(retryAfter)
+          : outcome === 'closed'
+            ? new ShuttingDownError(retryAfter)
+            : new StoreUnavailableError(retryAfter);
+      // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
+      const released = key === undefined ? undefined : guarded('dedupe release', release, key);
+      return chain(released, () => toErrorResponse(error));
+    }
+    if (key === undefined || !store?.confirm) {
+      stats.inc(job.type, 'acked');
+      return ACK_ANSWER;
+    }
+    // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
+    return chain(guarded('dedupe confirm', confirm, key), () => {
+      stats.inc(job.type, 'acked');
+      return ACK_ANSWER;
+    });
   }
 
   return {

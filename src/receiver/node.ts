@@ -9,6 +9,14 @@ export interface NodeHandlerOptions extends WebhookPipelineOptions {
   readonly basePath?: string | undefined;
 }
 
+/** Whether `url` ends a path segment at `index`: at its end, a `/` or a `?`. */
+function endsSegment(url: string, index: number): boolean {
+  const next = url.charCodeAt(index);
+  return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK;
+}
+const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
+
 /** A node:http request listener serving the webhook endpoints, with its controls. */
 export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) => void) &
   WebhookReceiverControls;
@@ -27,10 +35,7 @@ export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandl
   const capture = captureSettingsOf(options);
   function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
-    if (
-      basePath !== '' &&
-      !(url.startsWith(basePath) && /^(?:[/?]|$)/.test(url.slice(basePath.length, basePath.length + 1)))
-    ) {
+    if (basePath !== '' && !(url.startsWith(basePath) && endsSegment(url, basePath.length))) {
       req.resume();
       send(res, toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
       return;

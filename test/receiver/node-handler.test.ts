@@ -53,11 +53,12 @@ describe('node:http handler', () => {
     });
     await request(handler).post('/webhooks/status').send(fixtures.status.READ).expect(200);
     await request(handler).post('/webhooks').send(fixtures.status.SENT).expect(200);
+    await request(handler).post('/webhooks?source=test').send(fixtures.status.DELIVERED).expect(200);
     const outside = await request(handler).post('/elsewhere/status').send(fixtures.status.READ).expect(404);
     expect(outside.body.error.code).toBe('not_found');
     await request(handler).post('/webhooksX/status').send(fixtures.status.READ).expect(404);
     await handler.idle();
-    expect(calls).toEqual([fixtures.status.READ, fixtures.status.SENT]);
+    expect(calls).toEqual([fixtures.status.READ, fixtures.status.SENT, fixtures.status.DELIVERED]);
   });
 
   it('answers 401 on a wrong token before the body is read', async () => {
