@@ -9,6 +9,9 @@ const join = (...parts: readonly unknown[]): string | undefined =>
 /** A one-part key (the hot chatbot and incoming cases): no array, no join. */
 const single = (part: string | null | undefined): string | undefined =>
   present(part) ? (part as string) : undefined;
+/** A two-part key (the hot status case): no array either. */
+const pair = (first: unknown, second: unknown): string | undefined =>
+  present(first) && present(second) ? `${String(first)}:${String(second)}` : undefined;
 
 /**
  * The default identity of each webhook type:
@@ -23,7 +26,7 @@ export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> 
   chatbot: (p) => single(p.eventId),
   incoming: (p) =>
     p.messageContentType === 'REACTION' ? join(p.gstId, p.sentTime, p.text ?? '-') : single(p.gstId),
-  status: (p) => join(p.gstId, p.status),
+  status: (p) => pair(p.gstId, p.status),
   session: (p) => join(p.messagingNumber, p.statusType, p.status ?? '-', p.timestamp),
   event: (p) => {
     const subject = p.templateName ?? p.waId ?? p.oldNumber ?? '-';

@@ -9,10 +9,12 @@ function dropPrototypeKeys(key: string, value: unknown): unknown {
 }
 
 /**
- * Text that may spell a dangerous key: literally, or through a JSON escape (`"\u005f_proto__"`
- * parses to `__proto__`). One regular expression scan; a body with any escape takes the reviver.
+ * Whether JSON text may spell a dangerous key: literally, or through a JSON escape
+ * (`"\u005f_proto__"` parses to `__proto__`), so a body with any escape takes the reviver. Three
+ * substring searches: measured faster than one regular expression with three alternatives.
  */
-const MAY_NAME_PROTOTYPE = /__proto__|"constructor"|\\u/;
+const mayNamePrototype = (text: string): boolean =>
+  text.includes('\\u') || text.includes(FORBIDDEN_KEY) || text.includes('constructor');
 
 /**
  * Parses JSON text, dropping `__proto__` keys and `constructor.prototype` objects so that no
@@ -21,7 +23,7 @@ const MAY_NAME_PROTOTYPE = /__proto__|"constructor"|\\u/;
  * `sanitized` tells whether anything was dropped.
  */
 export function parseJsonSafely(text: string): { value: unknown; sanitized: boolean } {
-  if (!MAY_NAME_PROTOTYPE.test(text)) {
+  if (!mayNamePrototype(text)) {
     return { value: JSON.parse(text) as unknown, sanitized: false };
   }
   let sanitized = false;
