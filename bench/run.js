@@ -5,7 +5,7 @@
 //
 //   node bench/run.js [--quick] [--only=1,3] [--rounds=N] [--seconds=S] [--profile] [--ladder]
 //
-// --rounds, --seconds: rounds and seconds per run of scenario 1 (default 2 rounds of 1.5 s).
+// --rounds, --seconds: rounds and seconds per run of scenario 1 (default 3 rounds of 1.5 s).
 // --ladder: also the cost ladders of scenario 1 (several minutes more; use with --only=1).
 //
 // --quick: one round of 1-second runs (a smoke test, numbers not meant to be quoted).
@@ -30,7 +30,7 @@ const args = new Map(
 );
 const quick = args.has('quick');
 const only = args.has('only') ? new Set(args.get('only').split(',').map(Number)) : undefined;
-const ROUNDS = Number(args.get('rounds') ?? (quick ? 1 : 2));
+const ROUNDS = Number(args.get('rounds') ?? (quick ? 1 : 3));
 const SECONDS = Number(args.get('seconds') ?? (quick ? 1 : 1.5));
 /** Seconds per run of scenarios 2, 4 and 5 (fewer runs, each needs enough samples for a p99). */
 const LONG_SECONDS = quick ? 1 : 2;
