@@ -115,6 +115,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
   const stats = createStatsRecorder();
+  const parseOptions = { chatbotPayloadVersion: options.chatbotPayloadVersion };
 
   const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? {});
   const store: DedupeStore | undefined =
@@ -274,7 +275,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
       stats.inc(type, 'received');
     }
     if (type === undefined) return invalid(accepted, undefined, payload, new UnknownWebhookTypeError());
-    const parsed = parseWebhook(type, payload, { chatbotPayloadVersion: options.chatbotPayloadVersion });
+    const parsed = parseWebhook(type, payload, parseOptions);
     if (!parsed.success)
       return invalid(accepted, type, payload, new InvalidPayloadError(type, parsed.issues));
     if (parsed.unlisted.length > 0) {

@@ -10,6 +10,7 @@ import type {
   AcceptedHead,
   CaptureSink,
   RequestBody,
+  RequestHead,
   WebhookPipeline,
   WebhookPipelineOptions,
 } from '../pipeline/index.js';
@@ -29,10 +30,21 @@ export function send(res: ServerResponse, answer: HttpAnswer): void {
   res.end(answer.body);
 }
 
-const header = (req: IncomingMessage) => (name: string) => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+/** The head of a node request as the pipeline reads it: one object per request, no closure. */
+class NodeRequestHead implements RequestHead {
+  readonly method: string;
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly url: string,
+  ) {
+    this.method = req.method ?? 'GET';
+  }
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+}
 
 /** Headers never written to a capture. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
@@ -94,7 +106,7 @@ export function handleRequest(
   captureSettings?: CaptureSettings,
 ): void {
   try {
-    const head = pipeline.head({ method: req.method ?? 'GET', url, header: header(req) });
+    const head = pipeline.head(new NodeRequestHead(req, url));
     if (head instanceof WebhookError) {
       // Nothing will read the body: discard it rather than leave the socket stalled.
       req.resume();
