@@ -10,6 +10,15 @@ export const DEFAULT_CONCURRENCY = 16;
 /** Jobs one conversation runs in a row before going to the back of the ready list. */
 const DRAIN_BATCH = 32;
 
+/** Runs `report`, swallowing a throw: what it reports matters less than the queue moving on. */
+function contain(report: () => void): void {
+  try {
+    report();
+  } catch {
+    // Nothing left to tell it to: the logger itself failed.
+  }
+}
+
 const gaugesOf = (): Record<WebhookType, number> =>
   Object.fromEntries(WEBHOOK_TYPES.map((type) => [type, 0])) as Record<WebhookType, number>;
 
@@ -173,9 +182,10 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
   function failed(orderingKey: string, entry: Entry, error: unknown): boolean {
     const { job, attempt } = entry;
     const willRetry = attempt < retry.attempts;
-    runner.failed(job, error, attempt, willRetry);
+    // The runner logs through the user's logger; one that throws must not stall the conversation.
+    contain(() => runner.failed(job, error, attempt, willRetry));
     if (!willRetry) {
-      runner.deadLettered({ job, error, attempts: attempt });
+      contain(() => runner.deadLettered({ job, error, attempts: attempt }));
       return false;
     }
     entry.attempt = attempt + 1;

@@ -35,13 +35,14 @@ const zero = (): Record<StatCounter, number> =>
   Object.fromEntries(STAT_COUNTERS.map((counter) => [counter, 0])) as Record<StatCounter, number>;
 
 export function createStatsRecorder(): StatsRecorder {
-  // A plain object of same-shaped objects, not a Map: several increments per request.
-  const buckets = Object.fromEntries(
-    [...WEBHOOK_TYPES, 'unknown' as const].map((bucket) => [bucket, zero()]),
-  ) as Record<StatsBucket, Record<StatCounter, number>>;
+  // A plain object of same-shaped objects, not a Map: several increments per request. No
+  // prototype, and an unknown bucket is ignored: a job read back from Redis may name any type.
+  const buckets = Object.create(null) as Partial<Record<StatsBucket, Record<StatCounter, number>>>;
+  for (const bucket of [...WEBHOOK_TYPES, 'unknown' as const]) buckets[bucket] = zero();
   return {
     inc(bucket, counter, by = 1) {
-      buckets[bucket][counter] += by;
+      const counters = buckets[bucket];
+      if (counters !== undefined) counters[counter] += by;
     },
     snapshot(gauges) {
       const total: TypeStats = { ...zero(), queued: 0, running: 0 };

@@ -1,6 +1,9 @@
 import { jest } from '@jest/globals';
+import { pino } from 'pino';
 import request from 'supertest';
 import { createWebhookPipeline, type WebhookPipelineOptions } from '../../src/pipeline/index.js';
+import { createStatsRecorder, type StatsBucket } from '../../src/pipeline/stats.js';
+import { WEBHOOK_TYPES } from '../../src/schemas/index.js';
 import { buildChatbotEvent, buildIncoming, fixtures } from '../../src/testing/index.js';
 import type { DeadLetter, Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
 import { createTestReceiver, deferred } from '../helpers/receiver.js';
@@ -230,6 +233,38 @@ describe('workers', () => {
     expect(pipeline.stats().chatbot).toMatchObject({ succeeded: 11, running: 0, queued: 0 });
   });
 
+  it('keeps going when the logger throws while reporting a failed callback', async () => {
+    const brokenLogger = pino(
+      { level: 'warn' },
+      {
+        write() {
+          throw new Error('log transport down');
+        },
+      },
+    );
+    const ran: string[] = [];
+    const pipeline = createWebhookPipeline({
+      concurrency: 1,
+      retry: { attempts: 1 },
+      logger: brokenLogger,
+      onChatbot: async (event) => {
+        ran.push(event.chatParticipantId);
+        if (event.chatParticipantId === 'first') throw new Error('callback failed');
+      },
+    });
+    await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'first' }));
+    await post(pipeline, '/chatbot', buildChatbotEvent({ chatParticipantId: 'second' }));
+    await pipeline.idle();
+    expect(ran).toEqual(['first', 'second']);
+    expect(pipeline.stats().chatbot).toMatchObject({
+      failed: 1,
+      deadLettered: 1,
+      succeeded: 1,
+      queued: 0,
+      running: 0,
+    });
+  });
+
   it('gives a conversation with a long backlog of synchronous callbacks no more than its turn', async () => {
     const ran: string[] = [];
     const pipeline = createWebhookPipeline({
@@ -368,6 +403,18 @@ describe('close()', () => {
 });
 
 describe('stats()', () => {
+  it.each(['not-a-type', '__proto__', 'constructor'])(
+    'ignores a counter for an unknown bucket (%s), as a job read back from Redis may name one',
+    (bucket) => {
+      const recorder = createStatsRecorder();
+      expect(() => recorder.inc(bucket as StatsBucket, 'failed')).not.toThrow();
+      expect(({} as Record<string, unknown>).failed).toBeUndefined();
+      const snapshot = recorder.snapshot(() => ({ queued: 0, running: 0 }));
+      expect(Object.keys(snapshot).sort()).toEqual([...WEBHOOK_TYPES, 'total', 'unknown'].sort());
+      expect(snapshot.total.failed).toBe(0);
+    },
+  );
+
   it('counts per type and in total', async () => {
     const { app, router } = createTestReceiver();
     await request(app).post('/webhooks/chatbot').send(fixtures.chatbot.v2.INCOMING).expect(200);
