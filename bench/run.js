@@ -151,14 +151,13 @@ async function scenarioThroughput(load) {
   // (at full speed a faster server batches more requests per event-loop wake-up, which lowers
   // its CPU per request by itself). node:http: raw, the library's body reader and answer writer
   // alone, the pipeline without callbacks (parse, validate, ack), with callbacks but no dedupe,
-  // the full handler, and the full handler with a coarser TTL clock in its LRU. Express: its
-  // floor (routing, raw body handling), the ceiling, the router.
+  // and the full handler. Express: its floor (routing, raw body handling), the ceiling, the
+  // router.
   const ladder = {
     'express-floor': { kind: 'express-floor' },
     'node-readbody': { kind: 'node-readbody' },
     'handler:no-callbacks': { kind: 'node-handler', variant: 'no-callbacks' },
     'handler:no-dedupe': { kind: 'node-handler', variant: 'no-dedupe' },
-    'handler:coarse-ttl-clock': { kind: 'node-handler', variant: 'coarse-ttl-clock' },
   };
   const LADDER_KINDS = [
     'node-raw',
@@ -166,7 +165,6 @@ async function scenarioThroughput(load) {
     'handler:no-callbacks',
     'handler:no-dedupe',
     'node-handler',
-    'handler:coarse-ttl-clock',
     'express-floor',
     'express-bare',
     'express-router',
@@ -369,8 +367,6 @@ async function scenarioThroughput(load) {
             'handler:no-callbacks': 'pipeline: head, parse, validate, ack (no callback registered)',
             'handler:no-dedupe': 'enqueue + run an instant callback',
             'node-handler': 'dedupe (the full receiver)',
-            'handler:coarse-ttl-clock':
-              'full receiver, LRU ttlResolution 1 s instead of 1 ms (vs previous row)',
           }[c.kind],
           int(c.requestsPerSec),
           fixed(c.p99),

@@ -29,26 +29,6 @@ async function receiverOptions() {
   // callbacks without deduplication.
   const options = config.variant === 'no-callbacks' ? {} : { ...callbacks() };
   if (config.variant === 'no-dedupe') options.dedupe = false;
-  if (config.variant === 'coarse-ttl-clock') {
-    // The default store (src/dedupe/memory.ts) with one change: lru-cache's ttlResolution raised
-    // from its default 1 ms to 1 s. With a TTL, lru-cache caches its clock for ttlResolution ms
-    // behind a fresh setTimeout, so at 1 ms nearly every request arms a timer.
-    const { LRUCache } = await import('lru-cache');
-    const { DEFAULT_DEDUPE_MAX, DEFAULT_DEDUPE_TTL_MS } = await import('../dist/index.js');
-    const cache = new LRUCache({ max: DEFAULT_DEDUPE_MAX, ttl: DEFAULT_DEDUPE_TTL_MS, ttlResolution: 1000 });
-    options.dedupe = {
-      store: {
-        claim(key) {
-          if (cache.has(key)) return false;
-          cache.set(key, 1);
-          return true;
-        },
-        release(key) {
-          cache.delete(key);
-        },
-      },
-    };
-  }
   if (config.maxQueueSize !== undefined) options.maxQueueSize = config.maxQueueSize;
   if (config.concurrency !== undefined) options.concurrency = config.concurrency;
   if (config.redisPath !== undefined) {
