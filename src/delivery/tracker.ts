@@ -24,6 +24,14 @@ export interface DeliveryTrackerOptions {
   readonly max?: number | undefined;
 }
 
+/** The receiver and worker option that turns tracking off (`false`) or sizes it. */
+export type StatusTrackingOption = { readonly max?: number | undefined } | false | undefined;
+
+/** The tracker a receiver or worker option asks for; undefined when tracking is off. */
+export function deliveryTrackerFor(option: StatusTrackingOption): DeliveryTracker | undefined {
+  return option === false ? undefined : createDeliveryTracker({ max: option?.max });
+}
+
 /** A forward-only view of each outbound message's delivery state. */
 export interface DeliveryTracker {
   /** Applies one receipt; returns what it did. Never moves a state backwards. */

@@ -1,3 +1,4 @@
+import type { StatusTrackingOption } from '../delivery/tracker.js';
 import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
 import type { Dispatcher, JobRunner, RetryOptions, WebhookHandlers } from '../dispatch/index.js';
 import type { LoggerOptions } from '../logger.js';
@@ -95,7 +96,7 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * Track each outbound message's forward-only delivery state and hand it to `onStatus` as
    * `ctx.delivery`; `false` turns it off. @default { max: 100_000 }
    */
-  readonly statusTracking?: { readonly max?: number | undefined } | false | undefined;
+  readonly statusTracking?: StatusTrackingOption;
   /** Records every received request (for replay); see {@link CaptureSink}. @default undefined */
   readonly capture?: CaptureSink | undefined;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createDeliveryTracker } from '../delivery/tracker.js';
+import { deliveryTrackerFor } from '../delivery/tracker.js';
 import {
   createMemoryDedupeStore,
   DEFAULT_DEDUPE_KEYS,
@@ -135,10 +135,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     handlers: options,
     logger,
     stats,
-    tracker:
-      options.statusTracking === false
-        ? undefined
-        : createDeliveryTracker({ max: options.statusTracking?.max }),
+    tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
   });
   const dispatcher: Dispatcher =

@@ -1,6 +1,6 @@
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createDeliveryTracker } from '../delivery/tracker.js';
+import { deliveryTrackerFor, type StatusTrackingOption } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
 import { createJobRunner } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
@@ -34,7 +34,7 @@ export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions {
    * Track each outbound message's forward-only delivery state (`ctx.delivery`), in this
    * worker's memory. @default { max: 100_000 }
    */
-  readonly statusTracking?: { readonly max?: number | undefined } | false | undefined;
+  readonly statusTracking?: StatusTrackingOption;
   /** Start taking jobs at once; else call `run()`. @default true */
   readonly autorun?: boolean | undefined;
 }
@@ -101,10 +101,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     handlers: options.handlers,
     logger,
     stats,
-    tracker:
-      options.statusTracking === false
-        ? undefined
-        : createDeliveryTracker({ max: options.statusTracking?.max }),
+    tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
