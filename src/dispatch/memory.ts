@@ -136,43 +136,49 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
     for (; ran < DRAIN_BATCH; ran += 1) {
       const entry = list[0];
       if (entry === undefined) return false;
-      const { type } = entry.job;
       let result: void | Promise<unknown>;
-      running[type] += 1;
+      running[entry.job.type] += 1;
       try {
         result = runner.start(entry.job, entry.attempt);
       } catch (error) {
-        running[type] -= 1;
-        if (failed(orderingKey, entry, error) || !finishHead(orderingKey, list)) return false;
+        if (!settle(orderingKey, list, entry, { error })) return false;
         continue;
       }
       if (result instanceof Promise) {
         const next = ran + 1;
+        // Two handlers rather than one shared closure: this runs once per asynchronous callback.
         result.then(
           () => {
-            running[type] -= 1;
-            runner.succeeded(entry.job);
-            if (!finishHead(orderingKey, list) || !drain(orderingKey, list, resume, next)) resume();
+            if (!settle(orderingKey, list, entry) || !drain(orderingKey, list, resume, next)) resume();
           },
           (error: unknown) => {
-            running[type] -= 1;
-            if (
-              failed(orderingKey, entry, error) ||
-              !finishHead(orderingKey, list) ||
-              !drain(orderingKey, list, resume, next)
-            )
+            if (!settle(orderingKey, list, entry, { error }) || !drain(orderingKey, list, resume, next))
               resume();
           },
         );
         return true;
       }
-      running[type] -= 1;
-      runner.succeeded(entry.job);
-      if (!finishHead(orderingKey, list)) return false;
+      if (!settle(orderingKey, list, entry)) return false;
     }
     // The worker running this conversation takes it up again once the others in line had a turn.
     ready.push(orderingKey);
     return false;
+  }
+
+  /**
+   * Books a finished attempt: a success, or a failure that is retried later or dead-lettered.
+   * True when the conversation's next job may run now.
+   */
+  function settle(
+    orderingKey: string,
+    list: Entry[],
+    entry: Entry,
+    failure?: { readonly error: unknown },
+  ): boolean {
+    running[entry.job.type] -= 1;
+    if (failure === undefined) runner.succeeded(entry.job);
+    else if (failed(orderingKey, entry, failure.error)) return false;
+    return finishHead(orderingKey, list);
   }
 
   /**
