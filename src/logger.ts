@@ -41,3 +41,34 @@ export function createLibraryLogger(options: LoggerOptions, name: string): Logge
     ? base.child({ lib: name })
     : base.child({ lib: name }, { redact: { paths: [...REDACT_PATHS], censor: '[redacted]' } });
 }
+
+/** What the library and its users' callbacks use of a logger (pino's `BaseLogger`), in message order. */
+const LOGGER_SHAPE = ['child', 'level', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Throws a TypeError at construction when `logger` is not pino-compatible, naming what it lacks:
+ * `console` has no `child()` and would otherwise fail on first use. A pino logger, a pino child
+ * and any object with pino's `BaseLogger` shape (a `level` string, `child()` and the six level
+ * methods) pass.
+ */
+export function assertPinoLogger(logger: unknown, factory: string): asserts logger is Logger {
+  const expected = `${factory}: logger: expected a pino-compatible logger (with ${LOGGER_SHAPE.map((name) =>
+    name === 'level' ? name : `${name}()`,
+  ).join(', ')})`;
+  if (typeof logger !== 'object' || logger === null) {
+    throw new TypeError(`${expected}; got ${logger === null ? 'null' : typeof logger}`);
+  }
+  const shape = logger as Readonly<Record<string, unknown>>;
+  const missing = LOGGER_SHAPE.flatMap((name) =>
+    name === 'level'
+      ? typeof shape[name] === 'string'
+        ? []
+        : [name]
+      : typeof shape[name] === 'function'
+        ? []
+        : [`${name}()`],
+  );
+  if (missing.length > 0) {
+    throw new TypeError(`${expected}; got an object without ${missing.join(', ')}`);
+  }
+}
