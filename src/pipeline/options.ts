@@ -1,8 +1,15 @@
 import type { StatusTrackingOption } from '../delivery/tracker.js';
 import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
-import type { Dispatcher, JobRunner, RetryOptions, WebhookHandlers } from '../dispatch/index.js';
+import type {
+  BackoffOptions,
+  Dispatcher,
+  JobRunner,
+  RetryOptions,
+  WebhookHandlers,
+} from '../dispatch/index.js';
 import type { LoggerOptions } from '../logger.js';
-import type { ChatbotPayloadVersion, WebhookType } from '../schemas/index.js';
+import { WEBHOOK_TYPES, type ChatbotPayloadVersion, type WebhookType } from '../schemas/index.js';
+import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
 /** One received request, as handed to a {@link CaptureSink}. */
 export interface CaptureRecord {
@@ -120,8 +127,91 @@ export function tokensOf(options: Pick<WebhookPipelineOptions, 'token'>): readon
       : options.token;
 }
 
-/** Validates options at construction; throws a TypeError naming what was expected. */
-export function validatePipelineOptions(options: WebhookPipelineOptions): void {
+/** The callback names of {@link WebhookHandlers}. */
+export const WEBHOOK_HANDLER_KEYS = optionKeys<WebhookHandlers>()([
+  'onIncoming',
+  'onStatus',
+  'onSession',
+  'onEvent',
+  'onChatbot',
+  'onError',
+  'onDeadLetter',
+  'onInvalid',
+]);
+
+/** The keys of {@link WebhookPipelineOptions}; anything else throws at construction. */
+export const PIPELINE_OPTION_KEYS = optionKeys<WebhookPipelineOptions>()([
+  ...WEBHOOK_HANDLER_KEYS,
+  'logger',
+  'redactLogs',
+  'token',
+  'tokenHeader',
+  'tokenQueryParam',
+  'bodyLimit',
+  'concurrency',
+  'maxQueueSize',
+  'retry',
+  'callbackTimeoutMs',
+  'dedupe',
+  'dispatcher',
+  'enqueueTimeoutMs',
+  'retryAfterSeconds',
+  'chatbotPayloadVersion',
+  'statusTracking',
+  'capture',
+]);
+
+/** The keys of {@link DedupeOptions}. */
+export const DEDUPE_OPTION_KEYS = optionKeys<DedupeOptions>()([
+  'max',
+  'ttlMs',
+  'store',
+  'types',
+  'keys',
+  'onStoreError',
+]);
+
+/** The keys of {@link RetryOptions} (the pipeline's and the BullMQ worker's `retry`). */
+export const RETRY_OPTION_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoff']);
+
+/** The keys of {@link BackoffOptions}. */
+export const BACKOFF_OPTION_KEYS = optionKeys<BackoffOptions>()(['type', 'delay', 'maxDelay']);
+
+/** The keys of the object form of {@link StatusTrackingOption}. */
+export const STATUS_TRACKING_OPTION_KEYS = optionKeys<Exclude<StatusTrackingOption, false | undefined>>()([
+  'max',
+]);
+
+/** How an adapter over the pipeline is named in construction errors, and the options it adds. */
+export interface PipelineOptionsCheck {
+  /** The factory named in errors. @default 'createWebhookPipeline' */
+  readonly factory?: string | undefined;
+  /** Option keys the adapter takes besides the pipeline's (e.g. `basePath`). @default [] */
+  readonly extraKeys?: readonly string[] | undefined;
+}
+
+/**
+ * Validates options at construction; throws a TypeError naming what was expected: an unknown
+ * key (with the closest known name), a logger that is not pino-compatible, a wrong value.
+ */
+export function validatePipelineOptions(
+  options: WebhookPipelineOptions,
+  check: PipelineOptionsCheck = {},
+): void {
+  const factory = check.factory ?? 'createWebhookPipeline';
+  checkOptions(
+    factory,
+    options,
+    check.extraKeys === undefined ? PIPELINE_OPTION_KEYS : [...PIPELINE_OPTION_KEYS, ...check.extraKeys],
+  );
+  checkNestedKeys(factory, 'retry', options.retry, RETRY_OPTION_KEYS);
+  checkNestedKeys(factory, 'retry.backoff', options.retry?.backoff, BACKOFF_OPTION_KEYS);
+  checkNestedKeys(factory, 'statusTracking', options.statusTracking, STATUS_TRACKING_OPTION_KEYS);
+  checkNestedKeys(factory, 'dedupe', options.dedupe, DEDUPE_OPTION_KEYS);
+  if (options.dedupe) {
+    checkNestedKeys(factory, 'dedupe.types', options.dedupe.types, WEBHOOK_TYPES);
+    checkNestedKeys(factory, 'dedupe.keys', options.dedupe.keys, WEBHOOK_TYPES);
+  }
   positiveInteger('bodyLimit', options.bodyLimit);
   positiveInteger('enqueueTimeoutMs', options.enqueueTimeoutMs);
   positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
@@ -134,16 +224,7 @@ export function validatePipelineOptions(options: WebhookPipelineOptions): void {
   if (!Array.isArray(tokens) || tokens.some((token) => typeof token !== 'string' || token === '')) {
     throw new TypeError('token: expected a non-empty string or an array of non-empty strings');
   }
-  for (const name of [
-    'onIncoming',
-    'onStatus',
-    'onSession',
-    'onEvent',
-    'onChatbot',
-    'onError',
-    'onDeadLetter',
-    'onInvalid',
-  ] as const) {
+  for (const name of WEBHOOK_HANDLER_KEYS) {
     const callback = options[name];
     if (callback !== undefined && typeof callback !== 'function') {
       throw new TypeError(`${name}: expected a function, got ${typeof callback}`);

@@ -45,6 +45,7 @@ import {
   DEFAULT_RETRY_AFTER_SECONDS,
   tokensOf,
   validatePipelineOptions,
+  type PipelineOptionsCheck,
   type WebhookPipelineOptions,
 } from './options.js';
 import { parseRoute } from './route.js';
@@ -99,13 +100,17 @@ const ACK = JSON.stringify({ received: true });
 const ACK_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
 
 /**
- * Creates the pipeline behind the Express router and the node:http handler.
+ * Creates the pipeline behind the Express router and the node:http handler. An adapter passes
+ * `check` to be named in construction errors and to declare the options it adds.
  *
  * @example
  * const pipeline = createWebhookPipeline({ onChatbot: async (event, ctx) => reply(event) });
  */
-export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookPipeline {
-  validatePipelineOptions(options);
+export function createWebhookPipeline(
+  options: WebhookPipelineOptions,
+  check?: PipelineOptionsCheck,
+): WebhookPipeline {
+  validatePipelineOptions(options, check);
   const logger = createLibraryLogger(options, 'messaging-webhooks');
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;

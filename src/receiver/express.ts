@@ -52,7 +52,7 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
  * process.on('SIGTERM', () => void webhooks.close(10_000));
  */
 export function createWebhookRouter(options: WebhookRouterOptions): WebhookRouter {
-  const pipeline = createWebhookPipeline(options);
+  const pipeline = createWebhookPipeline(options, { factory: 'createWebhookRouter' });
   const capture = captureSettingsOf(options);
   function webhookRouter(req: Request, res: Response, _next: NextFunction): void {
     // A body parser mounted before the router leaves req.body set (Express 5 leaves it undefined otherwise).

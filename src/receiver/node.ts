@@ -30,8 +30,8 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) =>
  * http.createServer(handler).listen(3000);
  */
 export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandler {
+  const pipeline = createWebhookPipeline(options, { factory: 'createNodeHandler', extraKeys: ['basePath'] });
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
-  const pipeline = createWebhookPipeline(options);
   const capture = captureSettingsOf(options);
   function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
