@@ -33,6 +33,7 @@ import {
   type WebhookConfigCreate,
   type WebhookConfigUpdate,
 } from '../schemas/index.js';
+import { checkOptions, optionKeys } from '../util/options.js';
 import { errorForStatus, PlatformNetworkError, PlatformResponseValidationError } from './errors.js';
 
 /** The `fetch` the client calls (the global one by default). */
@@ -192,12 +193,22 @@ function validatePrefix(name: string, prefix: unknown): string {
   return prefix.replace(/\/+$/, '');
 }
 
+/** The keys of {@link PlatformClientOptions}; anything else throws at construction. */
+export const PLATFORM_CLIENT_OPTION_KEYS = optionKeys<PlatformClientOptions>()([
+  'baseUrl',
+  'apiKey',
+  'messagingPrefix',
+  'chatPrefix',
+  'fetch',
+]);
+
 function validateOptions(options: PlatformClientOptions): {
   base: string;
   messaging: string;
   chat: string;
   fetch: FetchLike;
 } {
+  checkOptions('createPlatformClient', options, PLATFORM_CLIENT_OPTION_KEYS);
   if (typeof options.baseUrl !== 'string' || !URL.canParse(options.baseUrl)) {
     throw new TypeError(`baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
   }

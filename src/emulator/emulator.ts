@@ -38,6 +38,7 @@ import {
   type OutboundMessage,
 } from './state.js';
 import { createTriggers, type Triggers } from './triggers.js';
+import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
 /** Options of {@link createEmulator}. */
 export interface EmulatorOptions {
@@ -176,7 +177,27 @@ const DEFAULT_RETRY: Required<RetryOptions> = {
   backoffMs: (failedAttempt) => 1000 * 2 ** (failedAttempt - 1),
 };
 
+/** The keys of {@link EmulatorOptions}; anything else throws at construction. */
+export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
+  'seed',
+  'messagingPrefix',
+  'chatPrefix',
+  'clock',
+  'retry',
+  'timeoutMs',
+  'deliveryHeaders',
+  'deliveryLogLimit',
+  'faults',
+  'routeGroups',
+  'logger',
+]);
+const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
+const FAULT_PROBABILITY_KEYS = Object.keys(faultProbabilitiesSchema.shape);
+
 function validateOptions(options: EmulatorOptions): void {
+  checkOptions('createEmulator', options, EMULATOR_OPTION_KEYS);
+  checkNestedKeys('createEmulator', 'retry', options.retry, EMULATOR_RETRY_KEYS);
+  checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
   const { retry, timeoutMs } = options;
   if (retry?.attempts !== undefined && (!Number.isInteger(retry.attempts) || retry.attempts < 1)) {
     throw new TypeError(`retry.attempts must be an integer >= 1, got ${String(retry.attempts)}`);
