@@ -5,6 +5,8 @@ import type { DedupeStore } from '../dedupe/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
+import { checkOptions } from '../util/options.js';
+import { REDIS_DEDUPE_STORE_OPTION_KEYS } from './option-keys.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -100,6 +102,7 @@ const positive = (name: string, value: number): number => {
  * app.use('/webhooks', createWebhookRouter({ dedupe: { store }, onChatbot }));
  */
 export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
+  checkOptions('createRedisDedupeStore', options, REDIS_DEDUPE_STORE_OPTION_KEYS);
   if ((options.connection === undefined) === (options.client === undefined)) {
     throw new TypeError('createRedisDedupeStore: expected exactly one of `connection` or `client`');
   }

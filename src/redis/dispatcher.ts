@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
+import { checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -36,6 +37,19 @@ export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions {
   readonly commandTimeoutMs?: number | undefined;
 }
 
+/** The keys of {@link BullMQDispatcherOptions}; anything else throws at construction. */
+export const BULLMQ_DISPATCHER_OPTION_KEYS = optionKeys<BullMQDispatcherOptions>()([
+  'connection',
+  'keepCompletedMs',
+  'keepFailedMs',
+  'commandTimeoutMs',
+  'queueName',
+  'partitions',
+  'prefix',
+  'logger',
+  'redactLogs',
+]);
+
 /** The BullMQ dispatcher: a {@link Dispatcher} whose jobs live in Redis until a worker runs them. */
 export interface BullMQDispatcher extends Dispatcher {
   enqueue(job: WebhookJob): Promise<EnqueueOutcome>;
@@ -64,6 +78,7 @@ const IDLE_POLL_MS = 50;
  * }));
  */
 export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQDispatcher {
+  checkOptions('createBullMQDispatcher', options, BULLMQ_DISPATCHER_OPTION_KEYS);
   const topology = resolveTopology(options);
   const keepCompletedMs = options.keepCompletedMs ?? DEFAULT_KEEP_COMPLETED_MS;
   const keepFailedMs = options.keepFailedMs ?? 7 * 24 * 60 * 60 * 1000;

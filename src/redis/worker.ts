@@ -6,7 +6,14 @@ import { createJobRunner } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
+import {
+  BACKOFF_OPTION_KEYS,
+  RETRY_OPTION_KEYS,
+  STATUS_TRACKING_OPTION_KEYS,
+  WEBHOOK_HANDLER_KEYS,
+} from '../pipeline/options.js';
 import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
+import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -38,6 +45,21 @@ export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions {
   /** Start taking jobs at once; else call `run()`. @default true */
   readonly autorun?: boolean | undefined;
 }
+
+/** The keys of {@link WebhookWorkerOptions}; anything else throws at construction. */
+export const WORKER_OPTION_KEYS = optionKeys<WebhookWorkerOptions>()([
+  'connection',
+  'handlers',
+  'retry',
+  'callbackTimeoutMs',
+  'statusTracking',
+  'autorun',
+  'queueName',
+  'partitions',
+  'prefix',
+  'logger',
+  'redactLogs',
+]);
 
 /** A dead-lettered job as stored in the `<queueName>-dead` queue. */
 export interface DeadLetterRecord {
@@ -90,11 +112,16 @@ const toRecordError = (error: unknown): DeadLetterRecord['error'] =>
  * process.on('SIGTERM', () => void worker.close(10_000).then(() => process.exit(0)));
  */
 export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
+  checkOptions('createWorker', options, WORKER_OPTION_KEYS);
+  checkNestedKeys('createWorker', 'retry', options.retry, RETRY_OPTION_KEYS);
+  checkNestedKeys('createWorker', 'retry.backoff', options.retry?.backoff, BACKOFF_OPTION_KEYS);
+  checkNestedKeys('createWorker', 'statusTracking', options.statusTracking, STATUS_TRACKING_OPTION_KEYS);
   const topology = resolveTopology(options);
   const retry = resolveRetry(options.retry);
   if (typeof options.handlers !== 'object' || options.handlers === null) {
     throw new TypeError(`handlers: expected an object of callbacks, got ${String(options.handlers)}`);
   }
+  checkNestedKeys('createWorker', 'handlers', options.handlers, WEBHOOK_HANDLER_KEYS);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const stats = createStatsRecorder();
   const runner = createJobRunner({
