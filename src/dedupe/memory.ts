@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { checkOptions, optionKeys } from '../util/options.js';
 import type { DedupeStore } from './types.js';
 
 /** Remember event ids for 3 days: longer than any sender's retry window. */
@@ -13,8 +14,12 @@ export interface MemoryDedupeStoreOptions {
   readonly ttlMs?: number | undefined;
 }
 
+/** The keys of {@link MemoryDedupeStoreOptions}; anything else throws at construction. */
+export const MEMORY_DEDUPE_STORE_OPTION_KEYS = optionKeys<MemoryDedupeStoreOptions>()(['max', 'ttlMs']);
+
 /** An in-process {@link DedupeStore} on lru-cache: the default for one receiver instance. */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
+  checkOptions('createMemoryDedupeStore', options, MEMORY_DEDUPE_STORE_OPTION_KEYS);
   const max = options.max ?? DEFAULT_DEDUPE_MAX;
   const ttl = options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS;
   if (!Number.isInteger(max) || max < 1)

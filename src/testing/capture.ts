@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../schemas/index.js';
+import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
 export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 
@@ -46,6 +47,16 @@ export interface JsonlCaptureOptions {
   readonly onError?: ((error: Error) => void) | undefined;
 }
 
+/** The keys of {@link JsonlCaptureOptions}; anything else throws at construction. */
+export const JSONL_CAPTURE_OPTION_KEYS = optionKeys<JsonlCaptureOptions>()([
+  'file',
+  'redact',
+  'maxPendingBytes',
+  'onError',
+]);
+/** The keys of {@link CaptureRedaction}: a misspelled one would leave data unmasked. */
+export const CAPTURE_REDACTION_KEYS = optionKeys<CaptureRedaction>()(['headers', 'bodyFields', 'mask']);
+
 /** A capture sink writing JSON lines, with controls. */
 export interface JsonlCapture extends CaptureSink {
   /** Resolves once every record handed over so far is written; rejects if the file failed. */
@@ -81,6 +92,8 @@ const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
  * // later: npx messaging-webhooks replay .captures/webhooks.jsonl --to http://localhost:3000/webhooks
  */
 export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
+  checkOptions('createJsonlCapture', options, JSONL_CAPTURE_OPTION_KEYS);
+  checkNestedKeys('createJsonlCapture', 'redact', options.redact, CAPTURE_REDACTION_KEYS);
   if (typeof options.file !== 'string' || options.file === '') {
     throw new TypeError(`file: expected a non-empty path, got ${JSON.stringify(options.file)}`);
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isWebhookType, WEBHOOK_PATHS, type WebhookType } from '../schemas/index.js';
+import { checkOptions, optionKeys } from '../util/options.js';
 import { readCapture, type CaptureRecord } from './capture.js';
 
 /** A payload to replay without a capture: its type (for the path) and the payload itself. */
@@ -109,6 +110,20 @@ export interface ReplayOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The keys of {@link ReplayOptions}; anything else throws before the first request. */
+export const REPLAY_OPTION_KEYS = optionKeys<ReplayOptions>()([
+  'pacing',
+  'token',
+  'tokenHeader',
+  'basePath',
+  'headers',
+  'forwardHeaders',
+  'timeoutMs',
+  'stopOn',
+  'onProgress',
+  'signal',
+]);
+
 /** Thrown by {@link replay} for a target or options it cannot use. */
 export class ReplayError extends Error {
   override readonly name = 'ReplayError';
@@ -164,6 +179,7 @@ export async function replay(
   target: ReplayTarget,
   options: ReplayOptions = {},
 ): Promise<ReplayReport> {
+  checkOptions('replay', options, REPLAY_OPTION_KEYS);
   const pacing = options.pacing ?? 'none';
   const speed = pacing === 'none' ? undefined : pacing === 'original' ? 1 : pacing;
   if (speed !== undefined && !(typeof speed === 'number' && Number.isFinite(speed) && speed > 0)) {
