@@ -76,14 +76,15 @@ function describeIncoming(message: IncomingMessage): string {
     case 'CAROUSEL':
       return `${message.messageContentType} ${from}: tapped${quote(message.buttonText)} (payload ${message.buttonPayload ?? '-'})`;
     default:
-      return `${message.messageContentType} ${from}`;
+      // An unlisted content type: typed UnlistedValue, so stringified explicitly.
+      return `${String(message.messageContentType)} ${from}`;
   }
 }
 
 function describeChatbot(event: ChatbotEvent, ctx: WebhookContext<'chatbot'>): string {
   const who = event.assignedAgentName == null ? 'bot in control' : `agent ${event.assignedAgentName}`;
   return (
-    `${ctx.payloadVersion} ${event.direction} ${event.messageType ?? '-'} chat ${short(event.chatParticipantId)}` +
+    `${ctx.payloadVersion} ${String(event.direction)} ${event.messageType ?? '-'} chat ${short(event.chatParticipantId)}` +
     `${quote(event.messageText)} (${who})`
   );
 }
@@ -96,7 +97,7 @@ function describeStatus(receipt: StatusUpdate, ctx: WebhookContext<'status'>): s
       : change.applied
         ? ` → state ${change.previous ?? '(new)'} → ${change.current ?? '?'}`
         : ` → IGNORED (${change.ignored ?? 'ignored'}: already ${change.current ?? '?'})`;
-  return `${receipt.status} message ${short(receipt.gstId)}${outcome}`;
+  return `${String(receipt.status)} message ${short(receipt.gstId)}${outcome}`;
 }
 
 const describeSession = (session: SessionStatus): string =>
@@ -109,7 +110,7 @@ function describeEvent(event: PartnerEvent, optedOut: ReadonlySet<string>): stri
     const value = 'preferenceValue' in event ? String(event.preferenceValue) : '?';
     return `USER_PREFERENCE ${waId} ${value}${category}${optedOut.has(waId) ? ' → no more marketing to this user' : ''}`;
   }
-  return event.eventType;
+  return String(event.eventType);
 }
 
 function listen(server: Server): Promise<string> {
@@ -174,7 +175,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     onChatbot: (event, ctx) => show('onChatbot', describeChatbot(event, ctx)),
     onStatus: (receipt, ctx) => {
       if (ctx.delivery?.applied === false)
-        ignoredReceipts.push(`${receipt.status}:${ctx.delivery.ignored ?? ''}`);
+        ignoredReceipts.push(`${String(receipt.status)}:${ctx.delivery.ignored}`);
       show('onStatus', describeStatus(receipt, ctx));
     },
     onSession: (session) => show('onSession', describeSession(session)),

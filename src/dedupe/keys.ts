@@ -29,7 +29,9 @@ export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> 
   status: (p) => pair(p.gstId, p.status),
   session: (p) => join(p.messagingNumber, p.statusType, p.status ?? '-', p.timestamp),
   event: (p) => {
-    const subject = p.templateName ?? p.waId ?? p.oldNumber ?? '-';
+    // Each subject field belongs to one event type; read them without narrowing (type-only view).
+    const fields = p as Readonly<Record<string, unknown>>;
+    const subject = fields.templateName ?? fields.waId ?? fields.oldNumber ?? '-';
     return join(
       p.eventType,
       p.messagingNumber ?? '-',
@@ -51,5 +53,5 @@ export const ORDERING_KEYS: { readonly [T in WebhookType]: OrderingKeyFn<T> } = 
   incoming: (p) => `incoming:${p.sender}:${p.receiver ?? ''}`,
   status: (p) => `status:${p.gstId}`,
   session: (p) => `session:${p.messagingNumber}`,
-  event: (p) => `event:${p.messagingNumber ?? p.eventType}`,
+  event: (p) => `event:${String(p.messagingNumber ?? p.eventType)}`,
 };

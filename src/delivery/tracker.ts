@@ -4,20 +4,38 @@ import { DELIVERY_PROGRESS, DELIVERY_STATUSES, type DeliveryStatus } from '../sc
 /** Why a status receipt did not move a message's state. */
 export type DeliveryIgnoreReason = 'regression' | 'repeat' | 'after-failure' | 'unlisted';
 
-/** What one status receipt did to its message's tracked state. */
-export interface DeliveryStateChange {
+/** Fields of every {@link DeliveryStateChange}. */
+interface DeliveryStateChangeBase {
   readonly gstId: string;
-  /** The status the receipt reported. */
-  readonly reported: string;
   /** The tracked state before the receipt (undefined for the first receipt seen). */
   readonly previous: DeliveryStatus | undefined;
-  /** The tracked state after the receipt. */
-  readonly current: DeliveryStatus | undefined;
-  /** True when the receipt moved the state forward. */
-  readonly applied: boolean;
-  /** Set when `applied` is false. */
-  readonly ignored?: DeliveryIgnoreReason;
 }
+
+/** A receipt that moved its message's state forward: `current` is the status it reported. */
+export interface DeliveryStateApplied extends DeliveryStateChangeBase {
+  readonly applied: true;
+  /** The status the receipt reported, now the tracked state. */
+  readonly reported: DeliveryStatus;
+  /** The tracked state after the receipt. */
+  readonly current: DeliveryStatus;
+  readonly ignored?: undefined;
+}
+
+/** A receipt that left its message's state as it was, and why. */
+export interface DeliveryStateIgnored extends DeliveryStateChangeBase {
+  readonly applied: false;
+  /** The status the receipt reported (a value the documentation does not list when `ignored` is `unlisted`). */
+  readonly reported: string;
+  /** The tracked state, unchanged (undefined when no receipt of this message was applied yet). */
+  readonly current: DeliveryStatus | undefined;
+  readonly ignored: DeliveryIgnoreReason;
+}
+
+/**
+ * What one status receipt did to its message's tracked state. Discriminated on `applied`:
+ * `if (change.applied)` makes `current` a {@link DeliveryStatus}.
+ */
+export type DeliveryStateChange = DeliveryStateApplied | DeliveryStateIgnored;
 
 export interface DeliveryTrackerOptions {
   /** Messages remembered; the least recently updated is forgotten first. @default 100_000 */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { identifier, optionalBoolean, optionalMillis, optionalString } from './fields.js';
 import { openEnum } from './open-enum.js';
+import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';
 
 export const CHATBOT_DIRECTIONS = ['INCOMING', 'OUTGOING'] as const;
 export type ChatbotDirection = (typeof CHATBOT_DIRECTIONS)[number];
@@ -26,7 +27,6 @@ export type ChatbotPayloadVersion = (typeof CHATBOT_PAYLOAD_VERSIONS)[number];
 const chatbotV1Shape = {
   /** Unique event id (UUID); the deduplication key. */
   eventId: identifier,
-  direction: openEnum(CHATBOT_DIRECTIONS),
   /** Unix time in milliseconds. */
   timestamp: optionalMillis,
   chatParticipantId: identifier,
@@ -75,31 +75,65 @@ const chatbotV2Shape = {
   username: optionalString,
 } satisfies Record<(typeof CHATBOT_V2_FIELDS)[number], z.ZodType> & z.ZodRawShape;
 
-/** Schema of the v1 chatbot payload (chatbotWebhookURL; chatbotPayloadVersion v1, omitted or null). */
-export const chatbotEventV1Schema = z.looseObject(chatbotV1Shape);
+/** The customer BSUID on a v2 event: "always present there" (section Events, v2 table). */
+const bsuid = (direction: ChatbotDirection) =>
+  z.string({ error: `Required on ${direction} v2 chatbot events (the customer BSUID)` });
+
+/** v1 chatbot events by direction (payload version v1, omitted or null). */
+export const chatbotV1IncomingSchema = passthroughObject({
+  ...chatbotV1Shape,
+  direction: z.literal('INCOMING'),
+});
+export const chatbotV1OutgoingSchema = passthroughObject({
+  ...chatbotV1Shape,
+  direction: z.literal('OUTGOING'),
+});
+/** A v1 chatbot event whose direction the documentation does not list. */
+export const chatbotV1UnlistedSchema = passthroughObject({
+  ...chatbotV1Shape,
+  direction: unlistedValue(CHATBOT_DIRECTIONS),
+});
 
 /**
- * Schema of the v2 chatbot payload: a strict superset of v1. The customer BSUID is always
- * present: senderUserId on INCOMING, recipientUserId on OUTGOING.
+ * v2 chatbot events by direction: a strict superset of v1. The customer BSUID is always present:
+ * senderUserId on INCOMING, recipientUserId on OUTGOING.
  */
-export const chatbotEventV2Schema = z.looseObject(chatbotV2Shape).superRefine((event, ctx) => {
-  const bsuidField =
-    event.direction === 'INCOMING'
-      ? 'senderUserId'
-      : event.direction === 'OUTGOING'
-        ? 'recipientUserId'
-        : null;
-  if (bsuidField !== null && typeof event[bsuidField] !== 'string') {
-    ctx.addIssue({
-      code: 'custom',
-      path: [bsuidField],
-      message: `Required on ${event.direction} v2 chatbot events (the customer BSUID)`,
-    });
-  }
+export const chatbotV2IncomingSchema = passthroughObject({
+  ...chatbotV2Shape,
+  direction: z.literal('INCOMING'),
+  senderUserId: bsuid('INCOMING'),
 });
+export const chatbotV2OutgoingSchema = passthroughObject({
+  ...chatbotV2Shape,
+  direction: z.literal('OUTGOING'),
+  recipientUserId: bsuid('OUTGOING'),
+});
+/** A v2 chatbot event whose direction the documentation does not list (no BSUID rule applies). */
+export const chatbotV2UnlistedSchema = passthroughObject({
+  ...chatbotV2Shape,
+  direction: unlistedValue(CHATBOT_DIRECTIONS),
+});
+
+export const chatbotEventV1 = openDiscriminatedUnion(
+  'direction',
+  [chatbotV1IncomingSchema, chatbotV1OutgoingSchema],
+  chatbotV1UnlistedSchema,
+);
+export const chatbotEventV2 = openDiscriminatedUnion(
+  'direction',
+  [chatbotV2IncomingSchema, chatbotV2OutgoingSchema],
+  chatbotV2UnlistedSchema,
+);
+/** Schema of the v1 chatbot payload (chatbotWebhookURL; chatbotPayloadVersion v1, omitted or null). */
+export const chatbotEventV1Schema = chatbotEventV1.schema;
+/** Schema of the v2 chatbot payload: v1 plus team, quote and BSUID fields. */
+export const chatbotEventV2Schema = chatbotEventV2.schema;
 
 export type ChatbotEventV1 = z.infer<typeof chatbotEventV1Schema>;
 export type ChatbotEventV2 = z.infer<typeof chatbotEventV2Schema>;
+/** A chatbot event whose direction the documentation does not list, of either payload version. */
+export type UnlistedChatbotEvent =
+  z.infer<typeof chatbotV1UnlistedSchema> | z.infer<typeof chatbotV2UnlistedSchema>;
 /** A chatbot event of either payload version; `ctx.payloadVersion` or {@link isChatbotV2} tells which. */
 export type ChatbotEvent = ChatbotEventV1 | ChatbotEventV2;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { identifier, optionalString } from './fields.js';
 import { openEnum } from './open-enum.js';
-import { openDiscriminatedUnion } from './open-union.js';
+import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';
 
 /** messageContentType values of the incoming message payload (section Events). */
 export const MESSAGE_CONTENT_TYPES = [
@@ -59,7 +59,7 @@ const incomingBaseShape = {
 // intersecting two schemas of one field would type that field as `never`.
 const branch = <const T extends MessageContentType, S extends z.ZodRawShape>(type: T, keyFields: S) => {
   const base: Omit<typeof incomingBaseShape, keyof S> = incomingBaseShape;
-  return z.looseObject({ ...base, messageContentType: z.literal(type), ...keyFields });
+  return passthroughObject({ ...base, messageContentType: z.literal(type), ...keyFields });
 };
 
 /** Key fields per content type, from the content-type table of section Events. */
@@ -73,8 +73,14 @@ export const incomingContactSchema = branch('CONTACT', { text: z.string() });
 export const incomingReactionSchema = branch('REACTION', { gstId: identifier });
 export const incomingCarouselSchema = branch('CAROUSEL', {});
 
-/** An incoming message whose messageContentType the documentation does not list. */
-export const incomingUnlistedSchema = z.looseObject({ ...incomingBaseShape, messageContentType: identifier });
+/**
+ * An incoming message whose messageContentType the documentation does not list: the common
+ * fields, every one optional but `sender`, and the content type as an {@link UnlistedValue}.
+ */
+export const incomingUnlistedSchema = passthroughObject({
+  ...incomingBaseShape,
+  messageContentType: unlistedValue(MESSAGE_CONTENT_TYPES),
+});
 
 export const incomingMessage = openDiscriminatedUnion(
   'messageContentType',
@@ -92,11 +98,21 @@ export const incomingMessage = openDiscriminatedUnion(
 );
 /** Schema of the incoming message payload (incomingMessageURL). */
 export const incomingMessageSchema = incomingMessage.schema;
+/**
+ * An incoming message: one branch per documented content type, plus {@link UnlistedIncomingMessage}.
+ * A `switch` on `messageContentType` narrows to the branch, with its key fields required.
+ */
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
 export type IncomingTextMessage = z.infer<typeof incomingTextSchema>;
 export type IncomingMediaMessage = z.infer<typeof incomingMediaSchema>;
 export type IncomingLocationMessage = z.infer<typeof incomingLocationSchema>;
+export type IncomingButtonMessage = z.infer<typeof incomingButtonSchema>;
+export type IncomingInteractiveMessage = z.infer<typeof incomingInteractiveSchema>;
+export type IncomingContactMessage = z.infer<typeof incomingContactSchema>;
 export type IncomingReactionMessage = z.infer<typeof incomingReactionSchema>;
+export type IncomingCarouselMessage = z.infer<typeof incomingCarouselSchema>;
+/** An incoming message whose content type the documentation does not list (the `default` of a switch). */
+export type UnlistedIncomingMessage = z.infer<typeof incomingUnlistedSchema>;
 
 /** What a REACTION message means, stated plainly. */
 export interface Reaction {

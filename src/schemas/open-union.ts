@@ -1,4 +1,49 @@
 import { z } from 'zod';
+import { identifier } from './fields.js';
+
+declare const UNLISTED: unique symbol;
+
+/**
+ * A discriminator value the documentation does not list (a `messageContentType`, `eventType`,
+ * `status` or `direction` the platform added later). At run time it is a plain string.
+ *
+ * Why not `string`: a union member whose discriminant is `string` (branded or not) is comparable
+ * to every literal, so `case 'LOCATION':` would keep it and `message.latitude` would stay
+ * optional. A branded `String` is not comparable to a string literal, so a `switch` or `===` on a
+ * documented value excludes the unlisted member, and the `default` branch receives it alone.
+ * Convert with `String(value)` where a `string` is needed.
+ */
+// eslint-disable-next-line @typescript-eslint/no-wrapper-object-types -- see above: the wrapper type is what keeps narrowing exact
+export type UnlistedValue = String & { readonly [UNLISTED]: true };
+
+/**
+ * The discriminator schema of a fallback branch: a non-empty string that is none of `documented`.
+ * The exclusion keeps `.schema` (a plain `z.union`) honest, so a documented value that fails its
+ * own branch is not accepted as "unlisted". Through {@link OpenDiscriminatedUnion.safeParse} a
+ * documented value never reaches the fallback, so the check costs one Set lookup on the rare
+ * unlisted path and nothing on the documented ones.
+ */
+export function unlistedValue(documented: readonly string[]): z.ZodType<UnlistedValue, string> {
+  const known = new Set(documented);
+  const schema = identifier.refine((value) => !known.has(value), {
+    error: `Expected a value the documentation does not list (documented: ${documented.join(', ')})`,
+  });
+  // Typed, not transformed: the value stays the string that arrived.
+  return schema as unknown as z.ZodType<UnlistedValue, string>;
+}
+
+/**
+ * `z.looseObject` typed as `z.object`. Unknown keys still pass through at run time (a field the
+ * platform adds later reaches the callback; read it with a cast), but the inferred type has no
+ * `[k: string]: unknown` index signature, so a misspelled field is a compile error instead of
+ * `unknown`. Type-only: no extra work per payload.
+ */
+export function passthroughObject<T extends z.core.$ZodLooseShape>(
+  shape: T,
+): z.ZodObject<{ -readonly [P in keyof T]: T[P] }, z.core.$strip> {
+  // The return type is the point: zod's $loose config differs from $strip only in that index signature.
+  return z.looseObject(shape);
+}
 
 type Branch<K extends string> = z.ZodObject<{ [P in K]: z.ZodLiteral<string> } & z.ZodRawShape>;
 

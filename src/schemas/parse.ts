@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import {
-  chatbotEventV1Schema,
-  chatbotEventV2Schema,
+  chatbotEventV1,
+  chatbotEventV2,
   CHATBOT_DIRECTIONS,
   CHATBOT_MESSAGE_TYPES,
   detectChatbotPayloadVersion,
@@ -33,7 +33,7 @@ import {
   SESSION_STATUS_TYPES,
   type SessionStatus,
 } from './session.js';
-import { DELIVERY_STATUSES, statusUpdateSchema, type StatusUpdate } from './status.js';
+import { DELIVERY_STATUSES, statusUpdate, type StatusUpdate } from './status.js';
 import type { WebhookType } from './webhook-types.js';
 
 /** The payload type of each webhook type. */
@@ -100,14 +100,14 @@ type Parser = (
 
 const PARSERS: Readonly<Record<WebhookType, Parser>> = {
   incoming: (input) => ({ result: incomingMessage.safeParse(input) }),
-  status: (input) => ({ result: statusUpdateSchema.safeParse(input) }),
+  status: (input) => ({ result: statusUpdate.safeParse(input) }),
   session: (input) => ({ result: sessionStatusSchema.safeParse(input) }),
   event: (input) => ({ result: partnerEvent.safeParse(input) }),
   chatbot: (input, options) => {
     const payloadVersion =
       options.chatbotPayloadVersion ??
       (isRecord(input) ? detectChatbotPayloadVersion(input) : ('v1' satisfies ChatbotPayloadVersion));
-    const schema = payloadVersion === 'v2' ? chatbotEventV2Schema : chatbotEventV1Schema;
+    const schema = payloadVersion === 'v2' ? chatbotEventV2 : chatbotEventV1;
     return { result: schema.safeParse(input), payloadVersion };
   },
 };

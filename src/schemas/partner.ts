@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { identifier, optionalMillis, optionalString } from './fields.js';
 import { openEnum } from './open-enum.js';
-import { openDiscriminatedUnion } from './open-union.js';
+import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';
 
 /** eventType values of the partner event payload (eventWebhookURL). */
 export const PARTNER_EVENT_TYPES = [
@@ -30,7 +30,7 @@ const partnerBaseShape = {
 };
 
 const branch = <const T extends PartnerEventType, S extends z.ZodRawShape>(type: T, fields: S) =>
-  z.looseObject({ ...partnerBaseShape, eventType: z.literal(type), ...fields });
+  passthroughObject({ ...partnerBaseShape, eventType: z.literal(type), ...fields });
 
 export const phoneQualityChangedSchema = branch('PHONE_QUALITY_CHANGED', {
   qualityRating: openEnum(QUALITY_RATINGS).nullish(),
@@ -65,7 +65,10 @@ export const userChangedNumberSchema = branch('USER_CHANGED_NUMBER', {
   newNumber: identifier,
 });
 /** A partner event whose eventType the documentation does not list. */
-export const partnerUnlistedSchema = z.looseObject({ ...partnerBaseShape, eventType: identifier });
+export const partnerUnlistedSchema = passthroughObject({
+  ...partnerBaseShape,
+  eventType: unlistedValue(PARTNER_EVENT_TYPES),
+});
 
 export const partnerEvent = openDiscriminatedUnion(
   'eventType',
@@ -81,6 +84,10 @@ export const partnerEvent = openDiscriminatedUnion(
 );
 /** Schema of the partner event payload (eventWebhookURL). */
 export const partnerEventSchema = partnerEvent.schema;
+/**
+ * A partner event: one branch per documented eventType, plus {@link UnlistedPartnerEvent}. A
+ * branch's fields exist only on it: narrow on `eventType` before reading `waId` or `templateName`.
+ */
 export type PartnerEvent = z.infer<typeof partnerEventSchema>;
 export type PhoneQualityChangedEvent = z.infer<typeof phoneQualityChangedSchema>;
 export type TemplateStatusChangedEvent = z.infer<typeof templateStatusChangedSchema>;
@@ -88,3 +95,5 @@ export type TemplateQualityChangedEvent = z.infer<typeof templateQualityChangedS
 export type TemplateComponentsChangedEvent = z.infer<typeof templateComponentsChangedSchema>;
 export type UserPreferenceEvent = z.infer<typeof userPreferenceSchema>;
 export type UserChangedNumberEvent = z.infer<typeof userChangedNumberSchema>;
+/** A partner event whose eventType the documentation does not list (the `default` of a switch). */
+export type UnlistedPartnerEvent = z.infer<typeof partnerUnlistedSchema>;

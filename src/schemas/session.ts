@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { identifier, optionalMillis } from './fields.js';
 import { openEnum } from './open-enum.js';
+import { passthroughObject } from './open-union.js';
 
 /** statusType values of the session status payload. */
 export const SESSION_STATUS_TYPES = ['connecting', 'success', 'disconnected'] as const;
@@ -30,7 +31,7 @@ export const SESSION_STATUS_STRINGS = [
 export type SessionStatusString = (typeof SESSION_STATUS_STRINGS)[number];
 
 /** Schema of the session status payload (sessionStatusURL; Lite numbers only). */
-export const sessionStatusSchema = z.looseObject({
+export const sessionStatusSchema = passthroughObject({
   messagingNumber: identifier,
   status: openEnum(SESSION_STATUS_STRINGS).nullish(),
   statusType: openEnum(SESSION_STATUS_TYPES),

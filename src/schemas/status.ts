@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import { identifier, optionalString } from './fields.js';
-import { openEnum } from './open-enum.js';
+import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';
 
 /** Outbound message delivery states (section States and transitions). */
 export const DELIVERY_STATUSES = ['ACCEPTED', 'SENT', 'DELIVERED', 'READ', 'PLAYED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** Schema of the status update payload (statusUpdateURL). */
-export const statusUpdateSchema = z.looseObject({
+/** Fields every status receipt may carry, whatever its status. */
+const statusBaseShape = {
   sender: optionalString,
   receiver: optionalString,
   recipientUserId: optionalString,
   gstId: identifier,
   ctId: optionalString,
   conversationCtId: optionalString,
-  status: openEnum(DELIVERY_STATUSES),
   /** Timestamps may be null (section Events, status update payload). */
   sendTime: optionalString,
   deliveryTime: optionalString,
@@ -28,8 +27,50 @@ export const statusUpdateSchema = z.looseObject({
   cost: optionalString,
   requestId: optionalString,
   tqrmtId: optionalString,
+};
+
+// Omit the base fields a branch redefines (see incoming.ts: an intersection would make them never).
+const branch = <const T extends DeliveryStatus, S extends z.ZodRawShape>(status: T, keyFields: S) => {
+  const base: Omit<typeof statusBaseShape, keyof S> = statusBaseShape;
+  return passthroughObject({ ...base, status: z.literal(status), ...keyFields });
+};
+
+/** One schema per delivery state; the timestamps stay optional because they may be null. */
+export const statusAcceptedSchema = branch('ACCEPTED', {});
+export const statusSentSchema = branch('SENT', {});
+export const statusDeliveredSchema = branch('DELIVERED', {});
+export const statusReadSchema = branch('READ', {});
+export const statusPlayedSchema = branch('PLAYED', {});
+/** FAILED: "errorCode and errorCodeString set" (transition table). */
+export const statusFailedSchema = branch('FAILED', { errorCode: z.string(), errorCodeString: z.string() });
+/** A status receipt whose status the documentation does not list. */
+export const statusUnlistedSchema = passthroughObject({
+  ...statusBaseShape,
+  status: unlistedValue(DELIVERY_STATUSES),
 });
+
+export const statusUpdate = openDiscriminatedUnion(
+  'status',
+  [
+    statusAcceptedSchema,
+    statusSentSchema,
+    statusDeliveredSchema,
+    statusReadSchema,
+    statusPlayedSchema,
+    statusFailedSchema,
+  ],
+  statusUnlistedSchema,
+);
+/** Schema of the status update payload (statusUpdateURL). */
+export const statusUpdateSchema = statusUpdate.schema;
+/**
+ * A status receipt: one branch per documented status, plus {@link UnlistedStatusUpdate}.
+ * Under `case 'FAILED'`, `errorCode` and `errorCodeString` are strings.
+ */
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
+export type FailedStatusUpdate = z.infer<typeof statusFailedSchema>;
+/** A status receipt whose status the documentation does not list (the `default` of a switch). */
+export type UnlistedStatusUpdate = z.infer<typeof statusUnlistedSchema>;
 
 /** One row of the outbound delivery status transition table (section States and transitions). */
 export interface DeliveryTransition {

@@ -4,10 +4,12 @@ import type {
   ChatbotPayloadVersion,
   DeliveryStatus,
   MessageContentType,
+  OpenEnum,
   PartnerEventType,
   SessionStatus,
   SessionStatusString,
   StatusUpdate,
+  UnlistedStatusUpdate,
 } from '../schemas/index.js';
 import {
   CHATBOT_DIRECTIONS,
@@ -26,27 +28,39 @@ import type { ChatbotEventByVersion, IncomingMessageOf, PartnerEventOf } from '.
  */
 export type IncomingOverrides<T extends MessageContentType> = Partial<IncomingMessageOf<T>> & {
   readonly messageContentType?: T;
-};
+} & ExtraFields;
 
-/** Overrides for {@link buildStatus}; an override of `undefined` removes that optional field. */
-export type StatusOverrides = Partial<StatusUpdate>;
+/**
+ * Payload fields the documentation does not list, for drift tests (the payload types have no
+ * index signature, so a builder takes them beside the typed overrides).
+ */
+export type ExtraFields = { readonly [field: string]: unknown };
+
+/**
+ * Overrides for {@link buildStatus}; an override of `undefined` removes that optional field.
+ * `status` may be a value the documentation does not list (drift tests).
+ */
+export type StatusOverrides = Partial<Omit<UnlistedStatusUpdate, 'status'>> & {
+  readonly status?: OpenEnum<DeliveryStatus> | undefined;
+} & ExtraFields;
 
 /** Overrides for {@link buildSession}; an override of `undefined` removes that optional field. */
-export type SessionOverrides = Partial<SessionStatus>;
+export type SessionOverrides = Partial<SessionStatus> & ExtraFields;
 
 /** Overrides for {@link buildPartnerEvent}, typed by the event type chosen. */
 export type PartnerEventOverrides<T extends PartnerEventType> = Partial<PartnerEventOf<T>> & {
   readonly eventType?: T;
-};
+} & ExtraFields;
 
 /** Options for {@link buildChatbotEvent}: the payload version plus any payload field. */
-export type ChatbotEventOptions<V extends ChatbotPayloadVersion> = Partial<ChatbotEventByVersion[V]> & {
-  /**
-   * Payload version to build (not a payload field; it is not copied into the payload).
-   * @default 'v2'
-   */
-  readonly version?: V;
-};
+export type ChatbotEventOptions<V extends ChatbotPayloadVersion> = Partial<ChatbotEventByVersion[V]> &
+  ExtraFields & {
+    /**
+     * Payload version to build (not a payload field; it is not copied into the payload).
+     * @default 'v2'
+     */
+    readonly version?: V;
+  };
 
 /** Fields that describe a particular conversation turn, left out of the chatbot builder's defaults. */
 const CHATBOT_CONTEXT_FIELDS = ['templateId', 'templateName', 'quotedMessageId', 'quotedText'] as const;

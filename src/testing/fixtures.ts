@@ -24,6 +24,9 @@ export type IncomingMessageOf<T extends MessageContentType> = Extract<
 /** The partner event branch of one documented event type. */
 export type PartnerEventOf<T extends PartnerEventType> = Extract<PartnerEvent, { eventType: T }>;
 
+/** The status receipt branch of one documented delivery status (FAILED: errorCode typed as string). */
+export type StatusUpdateOf<T extends DeliveryStatus> = Extract<StatusUpdate, { status: T }>;
+
 /** The chatbot payload type of each payload version. */
 export interface ChatbotEventByVersion {
   v1: ChatbotEventV1;
@@ -39,7 +42,7 @@ export interface FixtureCorpus {
   /** One incoming message per messageContentType. */
   readonly incoming: { readonly [K in MessageContentType]: IncomingMessageOf<K> };
   /** One status receipt per delivery status. */
-  readonly status: Readonly<Record<DeliveryStatus, StatusUpdate>>;
+  readonly status: { readonly [K in DeliveryStatus]: StatusUpdateOf<K> };
   /** One session status per documented status string, with the statusType it belongs to. */
   readonly session: Readonly<Record<SessionStatusString, SessionStatus>>;
   /** One partner event per eventType, with that type's fields. */

@@ -22,7 +22,7 @@ const { describe: describeRedis, unreachable } = await describeWithRedis();
 const connection = { host: '127.0.0.1', port: SHARED_REDIS_PORT };
 
 /** A chatbot job as the pipeline would build it. */
-function jobOf(eventId: string, conversation: string): WebhookJob {
+function jobOf(eventId: string, conversation: string): WebhookJob<'chatbot'> {
   const payload = chatbotEvent(eventId, conversation);
   return {
     type: 'chatbot',

@@ -1,0 +1,43 @@
+/**
+ * The README's Quick start, verbatim between the markers, type-checked under the repository's
+ * strict tsconfig with string-typed stand-ins for the user's own functions. Keep it identical
+ * to the README block (test/types/readme-sync.test.ts compares them).
+ */
+declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
+declare function reply(chatParticipantId: string, text: string): Promise<void>;
+declare function optOut(waId: string): Promise<void>;
+
+// README Quick start: begin
+import express from 'express';
+import { pino } from 'pino';
+import { createWebhookRouter } from '../../src/index.js';
+
+const webhooks = createWebhookRouter({
+  token: process.env.WEBHOOK_TOKEN, // configure https://you.example/webhooks/<token>/chatbot on the platform
+  logger: pino(),
+  onIncoming: async (message, ctx) => {
+    ctx.logger.info({ type: message.messageContentType }, 'customer message');
+  },
+  onStatus: async (receipt, ctx) => {
+    if (ctx.delivery?.applied) await saveDeliveryState(receipt.gstId, ctx.delivery.current);
+  },
+  onChatbot: async (event) => {
+    // messageText is omitted when the event carries no text (media, location, ...)
+    if (event.direction === 'INCOMING' && event.messageText) {
+      await reply(event.chatParticipantId, event.messageText);
+    }
+  },
+  onEvent: async (event) => {
+    if (event.eventType === 'USER_PREFERENCE' && event.preferenceValue === 'stop') await optOut(event.waId);
+  },
+});
+
+const app = express();
+app.use('/webhooks', webhooks); // POST /webhooks/incoming, /status, /session, /events, /chatbot and /
+const server = app.listen(3000);
+
+process.on('SIGTERM', () => {
+  server.close();
+  void webhooks.close(10_000); // 503 for new requests, waits for queued callbacks
+});
+// README Quick start: end
