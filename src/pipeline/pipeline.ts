@@ -33,7 +33,7 @@ import {
   type HttpAnswer,
   type WebhookError,
 } from '../errors.js';
-import { createLibraryLogger } from '../logger.js';
+import { createLibraryLogger, logRef, redactsLogs } from '../logger.js';
 import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
@@ -107,6 +107,8 @@ const ACK_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
 export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookPipeline {
   validatePipelineOptions(options);
   const logger = createLibraryLogger(options, 'messaging-webhooks');
+  // Redaction (the default) logs no payload value: keys and unlisted values appear as logRefs.
+  const redactLogs = redactsLogs(options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
@@ -137,6 +139,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     stats,
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
+    redactLogs,
   });
   const dispatcher: Dispatcher =
     typeof options.dispatcher === 'function'
@@ -277,8 +280,16 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
       return invalid(accepted, type, payload, new InvalidPayloadError(type, parsed.issues));
     if (parsed.unlisted.length > 0) {
       stats.inc(type, 'unlistedEnumValues', parsed.unlisted.length);
+      // The value is sender-controlled (it could be a phone number or a text): its field, length
+      // and a logRef (equal values, equal refs) say enough to notice a new platform value.
       logger.warn(
-        { requestId: accepted.requestId, type, unlisted: parsed.unlisted },
+        {
+          requestId: accepted.requestId,
+          type,
+          unlisted: redactLogs
+            ? parsed.unlisted.map(({ field, value }) => ({ field, length: value.length, ref: logRef(value) }))
+            : parsed.unlisted,
+        },
         'undocumented enum value accepted',
       );
     }
@@ -311,10 +322,16 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     if (outcome === false) {
       stats.inc(type, 'duplicates');
       stats.inc(type, 'acked');
-      logger.debug(
-        { requestId: job.requestId, type, dedupeKey: job.dedupeKey },
-        'duplicate webhook acknowledged',
-      );
+      // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
+      if (logger.isLevelEnabled('debug')) {
+        const key = job.dedupeKey ?? '';
+        logger.debug(
+          redactLogs
+            ? { requestId: job.requestId, type, eventRef: logRef(key) }
+            : { requestId: job.requestId, type, dedupeKey: key },
+          'duplicate webhook acknowledged',
+        );
+      }
       return DUPLICATE_ANSWER;
     }
     if (outcome === 'failed' && !failOpen) {

@@ -103,6 +103,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     stats,
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
+    redactLogs: options.redactLogs,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const client = createRedisClient(options.connection, 'worker');
