@@ -1,6 +1,12 @@
 import type { StatusTrackingOption } from '../delivery/tracker.js';
 import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
-import type { Dispatcher, JobRunner, RetryOptions, WebhookHandlers } from '../dispatch/index.js';
+import type {
+  Dispatcher,
+  JobRunner,
+  RetryOptions,
+  UnfinishedJob,
+  WebhookHandlers,
+} from '../dispatch/index.js';
 import type { LoggerOptions } from '../logger.js';
 import type { ChatbotPayloadVersion, WebhookType } from '../schemas/index.js';
 
@@ -99,6 +105,16 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly statusTracking?: StatusTrackingOption;
   /** Records every received request (for replay); see {@link CaptureSink}. @default undefined */
   readonly capture?: CaptureSink | undefined;
+  /**
+   * Called when `close(timeoutMs)` times out, with every acknowledged event that has not run
+   * (queued, or waiting for a retry), before `close` resolves; a returned promise is awaited.
+   * These events will not run in this process: keep them, e.g. with `spillToJsonl(file)`, whose
+   * file `messaging-webhooks replay` sends again after the restart. A callback still running at
+   * that moment is not handed over: it may finish, and if it fails it is dead-lettered instead
+   * of retried. Without this option the events stay queued (lost if the process exits). The
+   * BullMQ dispatcher keeps its jobs in Redis and hands nothing over. @default undefined
+   */
+  readonly onUnfinished?: ((jobs: readonly UnfinishedJob[]) => unknown) | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -143,6 +159,7 @@ export function validatePipelineOptions(options: WebhookPipelineOptions): void {
     'onError',
     'onDeadLetter',
     'onInvalid',
+    'onUnfinished',
   ] as const) {
     const callback = options[name];
     if (callback !== undefined && typeof callback !== 'function') {

@@ -378,6 +378,42 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     });
   }
 
+  /**
+   * After a close that timed out: the accepted events not run yet go to `onUnfinished` (awaited,
+   * so a spill file is on disk before close resolves). Without `onUnfinished` they stay queued
+   * and keep running while the process lives; the count is logged either way.
+   */
+  async function handOverUnfinished(): Promise<void> {
+    const onUnfinished = options.onUnfinished;
+    const total = stats.snapshot((type) => dispatcher.counts(type)).total;
+    if (onUnfinished === undefined || dispatcher.withdraw === undefined) {
+      logger.warn(
+        { queued: total.queued, running: total.running },
+        'close timed out: accepted events not finished (set onUnfinished to keep them)',
+      );
+      return;
+    }
+    const jobs = dispatcher.withdraw();
+    logger.warn(
+      { unfinished: jobs.length, running: total.running },
+      'close timed out: events not run handed to onUnfinished; running callbacks may still finish',
+    );
+    if (jobs.length === 0) return;
+    // Forget their claims: a replay of the spill, or the sender's redelivery, must run them.
+    const releases: Promise<unknown>[] = [];
+    for (const { job } of jobs) {
+      if (job.dedupeKey === undefined) continue;
+      const released = guarded('dedupe release', release, job.dedupeKey);
+      if (released instanceof Promise) releases.push(released);
+    }
+    await Promise.all(releases);
+    try {
+      await onUnfinished(jobs);
+    } catch (error) {
+      logger.error({ err: error, unfinished: jobs.length }, 'onUnfinished failed: these events are lost');
+    }
+  }
+
   return {
     bodyLimit,
     logger,
@@ -390,6 +426,7 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
     async close(timeoutMs) {
       closing = true;
       const drained = await dispatcher.close(timeoutMs);
+      if (!drained) await handOverUnfinished();
       await store?.close?.();
       return drained;
     },
