@@ -80,6 +80,24 @@ export function logRef(value: string): string {
   return createHmac('sha256', REF_SECRET).update(value).digest('hex').slice(0, 16);
 }
 
+/**
+ * An error as logged when its message may echo a sender-controlled value (a store error naming
+ * the dedupe key): `secret` is replaced by its {@link logRef} in the message and the stack. The
+ * error is returned as it is when it does not contain `secret`.
+ */
+export function scrubError(error: unknown, secret: string | undefined): unknown {
+  if (secret === undefined || secret === '' || !(error instanceof Error)) return error;
+  const { message, stack } = error;
+  if (!message.includes(secret) && !(stack ?? '').includes(secret)) return error;
+  const ref = `<ref ${logRef(secret)}>`;
+  return {
+    type: error.name,
+    message: message.split(secret).join(ref),
+    stack: stack?.split(secret).join(ref),
+    code: (error as { code?: unknown }).code,
+  };
+}
+
 /** Whether the options ask for redaction (the default). */
 export const redactsLogs = (options: LoggerOptions): boolean => options.redactLogs !== false;
 

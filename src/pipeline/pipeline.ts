@@ -33,7 +33,7 @@ import {
   type HttpAnswer,
   type WebhookError,
 } from '../errors.js';
-import { createLibraryLogger, logRef, redactsLogs } from '../logger.js';
+import { createLibraryLogger, logRef, redactsLogs, scrubError } from '../logger.js';
 import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
@@ -230,14 +230,16 @@ export function createWebhookPipeline(options: WebhookPipelineOptions): WebhookP
       // An asynchronous store or dispatcher is waited for, but never past the enqueue deadline.
       return withTimeout(result, enqueueTimeoutMs, () => {
         throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
-      }).catch((error: unknown) => failed(what, error));
+      }).catch((error: unknown) => failed(what, error, arg));
     } catch (error) {
-      return failed(what, error);
+      return failed(what, error, arg);
     }
   }
 
-  function failed(what: string, error: unknown): 'failed' {
-    logger.error({ err: error }, `${what} failed`);
+  function failed(what: string, error: unknown, arg?: unknown): 'failed' {
+    // A store's error may name the dedupe key (phone numbers, texts): logged as a logRef.
+    const key = typeof arg === 'string' ? arg : (arg as WebhookJob | undefined)?.dedupeKey;
+    logger.error({ err: redactLogs ? scrubError(error, key) : error }, `${what} failed`);
     return 'failed';
   }
 

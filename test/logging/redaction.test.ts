@@ -222,3 +222,30 @@ describe.each<Adapter>(['express', 'node'])('logs of the %s adapter with default
     await controls.close();
   });
 });
+
+describe('logs of a failing dedupe store', () => {
+  it('carry no key even when the store error echoes it (as the Redis store\u2019s pending-claim error does)', async () => {
+    const { logger, lines } = memoryLogger();
+    const router = createWebhookRouter({
+      logger,
+      ...handlers(() => undefined),
+      dedupe: {
+        store: {
+          claim: (key) => Promise.reject(new Error(`Event ${key} is being enqueued by another request`)),
+          release: () => undefined,
+        },
+      },
+    });
+    const app = express().use('/webhooks', router);
+    for (const fixture of FIXTURES) {
+      const res = await request(app)
+        .post(`/webhooks/${WEBHOOK_PATHS[fixture.type]}`)
+        .send(fixture.payload as object);
+      expect(res.status).toBe(503);
+    }
+    expect(lines.some((line) => line.includes('dedupe store failed'))).toBe(true);
+    expect(lines.some((line) => line.includes('is being enqueued by another request'))).toBe(true);
+    expect(leaked(lines)).toEqual({ count: 0, first: [] });
+    await router.close();
+  });
+});
