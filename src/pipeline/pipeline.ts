@@ -86,7 +86,10 @@ export interface WebhookPipeline {
   accept(head: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer>;
   /** Answers a request the adapter refused itself (e.g. a body over the limit while streaming). */
   refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;
-  /** Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all ran. */
+  /**
+   * Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all
+   * ran. On a timeout, the events not run yet are handed to `onUnfinished` (when set) first.
+   */
   close(timeoutMs?: number): Promise<boolean>;
   /** Counts per webhook type. */
   stats(): WebhookStats;

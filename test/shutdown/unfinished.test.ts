@@ -20,6 +20,8 @@ import { buildChatbotEvent, readCapture, replay } from '../../src/testing/index.
 const EVENTS = 2000;
 const FAIL_FIRST = 10; // fail their first attempt at once: waiting for a retry at close time
 const CONCURRENCY = 16;
+/** The spill-and-replay test sends each spilled event again over HTTP: fewer keep it quick. */
+const SPILL_EVENTS = 300;
 
 /** Posts through the framework-free pipeline, as an adapter would. */
 function post(pipeline: ReturnType<typeof createWebhookPipeline>, payload: unknown) {
@@ -43,6 +45,7 @@ afterEach(() => {
 describe('close(timeoutMs) with acknowledged events left', () => {
   it('hands every acknowledged event that did not run to onUnfinished before close resolves, each exactly once', async () => {
     jest.useFakeTimers();
+    const spillFile = path.join(mkdtempSync(path.join(tmpdir(), 'mw-spill-')), 'unfinished.jsonl');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -68,9 +71,10 @@ describe('close(timeoutMs) with acknowledged events left', () => {
       onDeadLetter: ({ job }: { job: { payload: unknown } }) => {
         deadLettered.push((job.payload as ChatbotEvent).eventId);
       },
-      onUnfinished: (jobs: readonly UnfinishedLike[]) => {
+      onUnfinished: async (jobs: readonly UnfinishedLike[]) => {
         unfinishedCalls += 1;
         for (const { job } of jobs) unfinished.push((job.payload as ChatbotEvent).eventId);
+        await spillToJsonl(spillFile)(jobs as Parameters<ReturnType<typeof spillToJsonl>>[0]);
       },
     };
     const pipeline = createWebhookPipeline(options as unknown as WebhookPipelineOptions);
@@ -93,6 +97,8 @@ describe('close(timeoutMs) with acknowledged events left', () => {
     // Handed over before close resolved, in one call.
     expect(unfinishedCalls).toBe(1);
     expect(unfinished).toHaveLength(EVENTS - CONCURRENCY);
+    // ...and on disk, one capture line each, before close resolved.
+    expect(readFileSync(spillFile, 'utf8').trim().split('\n')).toHaveLength(EVENTS - CONCURRENCY);
 
     // The callbacks still running finish after close; none of the handed-over events runs here.
     release();
@@ -111,6 +117,34 @@ describe('close(timeoutMs) with acknowledged events left', () => {
       expect(unfinished).toContain(`event-${i}`);
       expect(attempts.get(`event-${i}`)).toBe(1);
     }
+  });
+});
+
+describe('close(timeoutMs) without onUnfinished', () => {
+  it('leaves the queue running as before: every acknowledged event still runs while the process lives', async () => {
+    jest.useFakeTimers();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ran = new Set<string>();
+    const pipeline = createWebhookPipeline({
+      onChatbot: async (event) => {
+        await gate;
+        ran.add(event.eventId);
+      },
+    });
+    for (let i = 0; i < 100; i += 1) {
+      const event = buildChatbotEvent({ eventId: `keep-${i}`, chatParticipantId: `participant-${i}` });
+      expect((await post(pipeline, event)).status).toBe(200);
+    }
+    await jest.advanceTimersByTimeAsync(0);
+    const closing = pipeline.close(100);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(await closing).toBe(false);
+    release();
+    await pipeline.idle();
+    expect(ran.size).toBe(100);
   });
 });
 
@@ -133,7 +167,7 @@ describe('spillToJsonl', () => {
       onUnfinished: spillToJsonl(file),
     });
     const acked: string[] = [];
-    for (let i = 0; i < EVENTS; i += 1) {
+    for (let i = 0; i < SPILL_EVENTS; i += 1) {
       const event = buildChatbotEvent({ eventId: `spill-${i}`, chatParticipantId: `participant-${i}` });
       if ((await post(router.pipeline, event)).status === 200) acked.push(event.eventId);
     }
@@ -145,7 +179,7 @@ describe('spillToJsonl', () => {
 
     // On disk before close resolved: one capture line per event that did not start.
     const lines = readFileSync(file, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(EVENTS - ran.length);
+    expect(lines).toHaveLength(SPILL_EVENTS - ran.length);
     const spilled: string[] = [];
     for await (const { record, error } of readCapture(file)) {
       expect(error).toBeUndefined();
