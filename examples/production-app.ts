@@ -1,7 +1,8 @@
 /**
  * A production-style receiver: Express, token auth, a pino logger, a health endpoint, optional
  * capture of raw requests for later replay, and a graceful shutdown on SIGTERM that stops
- * accepting, lets queued callbacks finish, then exits.
+ * accepting, lets queued callbacks finish, spills the acknowledged events that could not run in
+ * time to a JSONL file (replay it after the restart), then exits.
  *
  * Run (with a TypeScript runner): WEBHOOK_TOKEN=change-me PORT=3000 npx tsx examples/production-app.ts
  * Configure the platform's webhook URLs as https://<your host>/webhooks/<WEBHOOK_TOKEN>/<type>,
@@ -14,7 +15,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { pino, type Logger } from 'pino';
-import { createWebhookRouter, type WebhookRouter } from '../src/index.js';
+import { createWebhookRouter, spillToJsonl, type WebhookRouter } from '../src/index.js';
 import { createJsonlCapture, type JsonlCapture } from '../src/testing/index.js';
 
 /** What the app needs from its environment. */
@@ -24,6 +25,12 @@ export interface ProductionAppOptions {
   readonly logger: Logger;
   /** Capture every request to this JSONL file (for `messaging-webhooks replay`). */
   readonly captureFile?: string | undefined;
+  /**
+   * Where a shutdown that times out writes the acknowledged events that did not run (capture
+   * format). After the restart: `npx messaging-webhooks replay <file> --to <url>`.
+   * @default '.spill/unfinished.jsonl'
+   */
+  readonly spillFile?: string | undefined;
 }
 
 /** The app and the parts its shutdown needs. */
@@ -42,6 +49,8 @@ export function createProductionApp(options: ProductionAppOptions): ProductionAp
     token: options.token,
     logger,
     ...(capture === undefined ? {} : { capture }),
+    // close() timing out hands every acknowledged event not run yet to this file, before resolving.
+    onUnfinished: spillToJsonl(options.spillFile ?? '.spill/unfinished.jsonl'),
     // Callbacks run after the 200 is sent, one conversation at a time; a throw is retried.
     onIncoming: async (message, ctx) => {
       ctx.logger.info({ contentType: message.messageContentType }, 'incoming message');
@@ -84,8 +93,9 @@ export function createProductionApp(options: ProductionAppOptions): ProductionAp
 }
 
 /**
- * Stops in order: no new connections, queued callbacks drain (up to `timeoutMs`), the capture
- * file is flushed. Resolves true when every accepted event's callback ran.
+ * Stops in order: no new connections, queued callbacks drain (up to `timeoutMs`) and what could
+ * not run in time is spilled to the spill file, the capture file is flushed. Resolves true when
+ * every accepted event's callback ran; false when some were spilled (or still running).
  */
 export async function shutdown(server: Server, parts: ProductionApp, timeoutMs = 10_000): Promise<boolean> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -105,7 +115,12 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const parts = createProductionApp({ token, logger, captureFile: process.env.CAPTURE_FILE });
+  const parts = createProductionApp({
+    token,
+    logger,
+    captureFile: process.env.CAPTURE_FILE,
+    spillFile: process.env.SPILL_FILE,
+  });
   const port = Number(process.env.PORT ?? 3000);
   const server = parts.app.listen(port, () => logger.info({ port }, 'listening for webhooks on /webhooks'));
   const stop = (signal: NodeJS.Signals): void => {

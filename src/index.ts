@@ -12,3 +12,5 @@ export * from './dispatch/index.js';
 export * from './delivery/tracker.js';
 export { REDACT_PATHS, type LoggerOptions } from './logger.js';
 export * from './schemas/index.js';
+export { logRef, maskPayload } from './logger.js';
+export * from './capture/index.js';

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 
 /** Log paths redacted by default: tokens, phone numbers and message text. */
@@ -26,20 +27,106 @@ export const REDACT_PATHS: readonly string[] = [
   ].map((field) => `payload.${field}`),
 ];
 
+/** What a masked value becomes in the logs. */
+export const REDACTED = '[redacted]';
+
+/** Nesting past which {@link maskPayload} stops walking (a payload is far shallower). */
+const MASK_MAX_DEPTH = 32;
+
+/**
+ * A payload as logged: its shape (keys, arrays, booleans, null) with every string and number
+ * replaced by `[redacted]`, at any depth. pino's redact paths name fixed paths (a wildcard spans
+ * one level), so a payload logged under `payload` goes through this serializer instead: it is
+ * the one way a phone number nested in a contact card or a text in a carousel cannot slip
+ * through a path list that forgot it.
+ */
+export function maskPayload(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return REDACTED;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MASK_MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => maskPayload(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = maskPayload(inner, depth + 1);
+  return out;
+}
+
+/** A job as logged: its type, request id and time; payload masked, keys as {@link logRef}s. */
+function maskJob(job: unknown): unknown {
+  if (typeof job !== 'object' || job === null) return maskPayload(job);
+  const { type, requestId, receivedAt, payload, dedupeKey, orderingKey } = job as Record<string, unknown>;
+  return {
+    type,
+    requestId,
+    receivedAt,
+    payload: maskPayload(payload),
+    dedupeKey: typeof dedupeKey === 'string' ? logRef(dedupeKey) : undefined,
+    orderingKey: typeof orderingKey === 'string' ? logRef(orderingKey) : undefined,
+  };
+}
+
+/** Serializers of the redacting logger: `payload` and `job` are masked at any depth. */
+const MASKING_SERIALIZERS = { payload: maskPayload, job: maskJob };
+
+// A per-process secret: a reference cannot be reversed by hashing every phone number.
+const REF_SECRET = randomBytes(32);
+
+/**
+ * A short pseudonymous reference to a sender-controlled value (a dedupe key, an unlisted enum
+ * value) for the logs: an HMAC-SHA256 under a per-process random secret, 16 hex characters. Equal
+ * values give equal references within one process, so a duplicate's log line joins the
+ * original's, while a phone number or a text cannot be read back or found by brute force.
+ */
+export function logRef(value: string): string {
+  return createHmac('sha256', REF_SECRET).update(value).digest('hex').slice(0, 16);
+}
+
+/**
+ * An error as logged when its message may echo a sender-controlled value (a store error naming
+ * the dedupe key): `secret` is replaced by its {@link logRef} in the message and the stack. The
+ * error is returned as it is when it does not contain `secret`.
+ */
+export function scrubError(error: unknown, secret: string | undefined): unknown {
+  if (secret === undefined || secret === '' || !(error instanceof Error)) return error;
+  const { message, stack } = error;
+  if (!message.includes(secret) && !(stack ?? '').includes(secret)) return error;
+  const ref = `<ref ${logRef(secret)}>`;
+  return {
+    type: error.name,
+    message: message.split(secret).join(ref),
+    stack: stack?.split(secret).join(ref),
+    code: (error as { code?: unknown }).code,
+  };
+}
+
+/** Whether the options ask for redaction (the default). */
+export const redactsLogs = (options: LoggerOptions): boolean => options.redactLogs !== false;
+
 /** Options for the library's logger. */
 export interface LoggerOptions {
   /** A pino logger. @default a silent logger */
   readonly logger?: Logger | undefined;
-  /** Redact tokens, phone numbers and message text in logs. @default true */
+  /**
+   * Keep tokens, phone numbers, BSUIDs and message text out of the logs: the library logs no
+   * value from a payload (dedupe keys and unlisted enum values appear as {@link logRef}s), the
+   * `payload` and `job` fields of any log line (users' `ctx.logger` lines included) are masked at
+   * any depth, and the {@link REDACT_PATHS} are censored. `false` logs them as they are (for
+   * local debugging only). @default true
+   */
   readonly redactLogs?: boolean | undefined;
 }
 
-/** The library's logger: a child of the injected one (silent by default), redacting by default. */
+/**
+ * The library's logger: a child of the injected one (silent by default), redacting by default.
+ * Its children (`ctx.logger`) inherit the redaction and the masking serializers.
+ */
 export function createLibraryLogger(options: LoggerOptions, name: string): Logger {
   const base = options.logger ?? pino({ level: 'silent' });
-  return options.redactLogs === false
-    ? base.child({ lib: name })
-    : base.child({ lib: name }, { redact: { paths: [...REDACT_PATHS], censor: '[redacted]' } });
+  return redactsLogs(options)
+    ? base.child(
+        { lib: name },
+        { redact: { paths: [...REDACT_PATHS], censor: REDACTED }, serializers: MASKING_SERIALIZERS },
+      )
+    : base.child({ lib: name });
 }
 
 /** What the library and its users' callbacks use of a logger (pino's `BaseLogger`), in message order. */

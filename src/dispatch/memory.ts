@@ -4,7 +4,14 @@ import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 import { withTimeout } from '../util/timeout.js';
 import { backoffDelay, resolveRetry } from './backoff.js';
 import type { JobRunner } from './runner.js';
-import type { Dispatcher, DispatcherCounts, EnqueueOutcome, RetryOptions, WebhookJob } from './types.js';
+import type {
+  Dispatcher,
+  DispatcherCounts,
+  EnqueueOutcome,
+  RetryOptions,
+  UnfinishedJob,
+  WebhookJob,
+} from './types.js';
 
 export const DEFAULT_CONCURRENCY = 16;
 /** Jobs one conversation runs in a row before going to the back of the ready list. */
@@ -22,10 +29,12 @@ function contain(report: () => void): void {
 const gaugesOf = (): Record<WebhookType, number> =>
   Object.fromEntries(WEBHOOK_TYPES.map((type) => [type, 0])) as Record<WebhookType, number>;
 
-/** A queued job and the attempt it is on. */
+/** A queued job, the attempt it is on, whether that attempt runs, and its retry timer. */
 interface Entry {
   readonly job: WebhookJob;
   attempt: number;
+  running: boolean;
+  retryTimer: NodeJS.Timeout | undefined;
 }
 export const DEFAULT_MAX_QUEUE_SIZE = 10_000;
 
@@ -76,6 +85,8 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
   const running = gaugesOf();
   let size = 0;
   let closed = false;
+  // Set by withdraw(): the jobs left were handed over, so a failing callback is not retried.
+  let withdrawn = false;
   let idleWaiters: (() => void)[] = [];
 
   /** Marks a conversation ready; adds a worker unless enough are parked or waiting for a slot. */
@@ -138,6 +149,7 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       if (entry === undefined) return false;
       let result: void | Promise<unknown>;
       running[entry.job.type] += 1;
+      entry.running = true;
       try {
         result = runner.start(entry.job, entry.attempt);
       } catch (error) {
@@ -176,6 +188,7 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
     failure?: { readonly error: unknown },
   ): boolean {
     running[entry.job.type] -= 1;
+    entry.running = false;
     if (failure === undefined) runner.succeeded(entry.job);
     else if (failed(orderingKey, entry, failure.error)) return false;
     return finishHead(orderingKey, list);
@@ -187,7 +200,8 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
    */
   function failed(orderingKey: string, entry: Entry, error: unknown): boolean {
     const { job, attempt } = entry;
-    const willRetry = attempt < retry.attempts;
+    // After withdraw() the rest of the queue was handed over: a retry would run after that.
+    const willRetry = attempt < retry.attempts && !withdrawn;
     // The runner logs through the user's logger; one that throws must not stall the conversation.
     contain(() => runner.failed(job, error, attempt, willRetry));
     if (!willRetry) {
@@ -195,8 +209,14 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       return false;
     }
     entry.attempt = attempt + 1;
-    const timer = setTimeout(() => makeReady(orderingKey), backoffDelay(retry.backoff, attempt));
-    timer.unref();
+    entry.retryTimer = setTimeout(
+      () => {
+        entry.retryTimer = undefined;
+        makeReady(orderingKey);
+      },
+      backoffDelay(retry.backoff, attempt),
+    );
+    entry.retryTimer.unref();
     return true;
   }
 
@@ -207,14 +227,37 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       size -= 1;
       pending[done.job.type] -= 1;
     }
-    if (size === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    if (size === 0) wakeIdleWaiters();
     if (list.length > 0) return true;
     conversations.delete(orderingKey);
     return false;
+  }
+
+  function wakeIdleWaiters(): void {
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Takes every job that is not running out of the conversations (see Dispatcher.withdraw). */
+  function withdraw(): UnfinishedJob[] {
+    closed = true;
+    withdrawn = true;
+    const jobs: UnfinishedJob[] = [];
+    for (const [orderingKey, list] of conversations) {
+      // A running head stays: it may still finish, and its worker books it then.
+      for (const entry of list.splice(list[0]?.running === true ? 1 : 0)) {
+        clearTimeout(entry.retryTimer);
+        jobs.push({ job: entry.job, attempts: entry.attempt - 1 });
+        size -= 1;
+        pending[entry.job.type] -= 1;
+      }
+      if (list.length === 0) conversations.delete(orderingKey);
+    }
+    // Workers find these conversations gone and skip them.
+    ready.length = 0;
+    if (size === 0) wakeIdleWaiters();
+    return jobs;
   }
 
   const idle = (): Promise<void> =>
@@ -228,9 +271,9 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       pending[job.type] += 1;
       const list = conversations.get(job.orderingKey);
       if (list) {
-        list.push({ job, attempt: 1 });
+        list.push({ job, attempt: 1, running: false, retryTimer: undefined });
       } else {
-        conversations.set(job.orderingKey, [{ job, attempt: 1 }]);
+        conversations.set(job.orderingKey, [{ job, attempt: 1, running: false, retryTimer: undefined }]);
         makeReady(job.orderingKey);
       }
       return 'accepted';
@@ -245,6 +288,7 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
         () => false,
       );
     },
+    withdraw,
     counts(type): DispatcherCounts {
       return { queued: pending[type] - running[type], running: running[type] };
     },

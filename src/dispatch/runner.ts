@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { DeliveryTracker } from '../delivery/tracker.js';
+import { logRef } from '../logger.js';
 import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import type { WebhookType } from '../schemas/index.js';
@@ -22,6 +23,11 @@ export interface JobRunnerOptions {
   readonly tracker?: DeliveryTracker | undefined;
   /** Fail an attempt whose callback has not settled after this many milliseconds. @default undefined (wait forever) */
   readonly callbackTimeoutMs?: number | undefined;
+  /**
+   * Bind the dedupe key into `ctx.logger` as a pseudonymous `eventRef` (see `logRef`) rather than
+   * as it is (it holds phone numbers, texts, ids). @default true
+   */
+  readonly redactLogs?: boolean | undefined;
 }
 
 /**
@@ -71,6 +77,7 @@ class JobContext implements WebhookContext {
     readonly attempt: number,
     readonly delivery: WebhookContext['delivery'],
     private readonly parentLogger: Logger,
+    private readonly redactLogs: boolean,
     /** Set on the context handed to `onError`. */
     readonly willRetry?: boolean,
   ) {
@@ -85,18 +92,32 @@ class JobContext implements WebhookContext {
     return (this.#receivedAt ??= new Date(this.job.receivedAt));
   }
 
+  /**
+   * Bound: requestId (the sender's x-request-id header or a fresh UUID, never a payload value),
+   * type, attempt, and `eventRef`, a keyed digest of the dedupe key that joins an event's lines
+   * (its retries, its duplicates) without carrying its content. No payload value is bound: ids
+   * such as eventId or gstId are sender-controlled strings of any length and content (bind them
+   * yourself, e.g. `ctx.logger.child({ gstId })`, if yours are safe to log). With
+   * `redactLogs: false`, the dedupe key itself is bound as `dedupeKey`.
+   */
   get logger(): Logger {
-    return (this.#logger ??= this.parentLogger.child({
-      requestId: this.job.requestId,
-      type: this.job.type,
-      dedupeKey: this.job.dedupeKey,
-      attempt: this.attempt,
-    }));
+    const { job } = this;
+    return (this.#logger ??= this.parentLogger.child(
+      this.redactLogs
+        ? {
+            requestId: job.requestId,
+            type: job.type,
+            eventRef: job.dedupeKey === undefined ? undefined : logRef(job.dedupeKey),
+            attempt: this.attempt,
+          }
+        : { requestId: job.requestId, type: job.type, dedupeKey: job.dedupeKey, attempt: this.attempt },
+    ));
   }
 }
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { handlers, logger, stats, tracker, callbackTimeoutMs } = options;
+  const redactLogs = options.redactLogs !== false;
   const callbacks: Record<WebhookType, WebhookCallback<never> | undefined> = {
     incoming: handlers.onIncoming,
     status: handlers.onStatus,
@@ -117,7 +138,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         deliveryOf.set(job, delivery);
       }
     }
-    return new JobContext(job, attempt, delivery, logger, willRetry);
+    return new JobContext(job, attempt, delivery, logger, redactLogs, willRetry);
   }
 
   function start(job: WebhookJob, attempt: number): void | Promise<unknown> {

@@ -51,6 +51,16 @@ export interface DeadLetter {
   readonly attempts: number;
 }
 
+/**
+ * An accepted (answered 200) event that had not run when `close(timeoutMs)` timed out: queued,
+ * or waiting for a retry. Handed to `onUnfinished`, so it can be kept and replayed.
+ */
+export interface UnfinishedJob {
+  readonly job: WebhookJob;
+  /** Attempts already made: 0 when it never started, more when it failed and awaited a retry. */
+  readonly attempts: number;
+}
+
 /** A payload that failed validation, handed over so nothing vanishes silently. */
 export interface InvalidPayload {
   /** The webhook type (from the path, or detected); undefined when it could not be told. */
@@ -114,6 +124,14 @@ export interface Dispatcher {
   idle(): Promise<void>;
   /** Stops taking jobs; waits up to `timeoutMs` for the accepted ones. Resolves true when all finished. */
   close(timeoutMs?: number): Promise<boolean>;
+  /**
+   * After a `close` that timed out: takes every accepted job that is not running (queued, or
+   * waiting for a retry) out of the dispatcher, so none of them runs from now on, and returns
+   * them. A callback running at that moment is left to finish; should it fail, it is
+   * dead-lettered rather than retried (it cannot be both run and handed over). A durable
+   * dispatcher (BullMQ) has nothing to hand over and leaves this out.
+   */
+  withdraw?(): readonly UnfinishedJob[];
   /** Current gauges per type. */
   counts(type: WebhookType): DispatcherCounts;
 }

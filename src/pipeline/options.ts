@@ -5,6 +5,7 @@ import type {
   Dispatcher,
   JobRunner,
   RetryOptions,
+  UnfinishedJob,
   WebhookHandlers,
 } from '../dispatch/index.js';
 import type { LoggerOptions } from '../logger.js';
@@ -106,6 +107,16 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly statusTracking?: StatusTrackingOption;
   /** Records every received request (for replay); see {@link CaptureSink}. @default undefined */
   readonly capture?: CaptureSink | undefined;
+  /**
+   * Called when `close(timeoutMs)` times out, with every acknowledged event that has not run
+   * (queued, or waiting for a retry), before `close` resolves; a returned promise is awaited.
+   * These events will not run in this process: keep them, e.g. with `spillToJsonl(file)`, whose
+   * file `messaging-webhooks replay` sends again after the restart. A callback still running at
+   * that moment is not handed over: it may finish, and if it fails it is dead-lettered instead
+   * of retried. Without this option the events stay queued (lost if the process exits). The
+   * BullMQ dispatcher keeps its jobs in Redis and hands nothing over. @default undefined
+   */
+  readonly onUnfinished?: ((jobs: readonly UnfinishedJob[]) => unknown) | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -159,6 +170,7 @@ export const PIPELINE_OPTION_KEYS = optionKeys<WebhookPipelineOptions>()([
   'chatbotPayloadVersion',
   'statusTracking',
   'capture',
+  'onUnfinished',
 ]);
 
 /** The keys of {@link DedupeOptions}. */
@@ -224,7 +236,7 @@ export function validatePipelineOptions(
   if (!Array.isArray(tokens) || tokens.some((token) => typeof token !== 'string' || token === '')) {
     throw new TypeError('token: expected a non-empty string or an array of non-empty strings');
   }
-  for (const name of WEBHOOK_HANDLER_KEYS) {
+  for (const name of [...WEBHOOK_HANDLER_KEYS, 'onUnfinished'] as const) {
     const callback = options[name];
     if (callback !== undefined && typeof callback !== 'function') {
       throw new TypeError(`${name}: expected a function, got ${typeof callback}`);

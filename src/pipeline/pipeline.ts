@@ -33,7 +33,7 @@ import {
   type HttpAnswer,
   type WebhookError,
 } from '../errors.js';
-import { createLibraryLogger } from '../logger.js';
+import { createLibraryLogger, logRef, redactsLogs, scrubError } from '../logger.js';
 import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
@@ -87,7 +87,10 @@ export interface WebhookPipeline {
   accept(head: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer>;
   /** Answers a request the adapter refused itself (e.g. a body over the limit while streaming). */
   refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;
-  /** Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all ran. */
+  /**
+   * Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all
+   * ran. On a timeout, the events not run yet are handed to `onUnfinished` (when set) first.
+   */
   close(timeoutMs?: number): Promise<boolean>;
   /** Counts per webhook type. */
   stats(): WebhookStats;
@@ -112,6 +115,8 @@ export function createWebhookPipeline(
 ): WebhookPipeline {
   validatePipelineOptions(options, check);
   const logger = createLibraryLogger(options, 'messaging-webhooks');
+  // Redaction (the default) logs no payload value: keys and unlisted values appear as logRefs.
+  const redactLogs = redactsLogs(options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
@@ -142,6 +147,7 @@ export function createWebhookPipeline(
     stats,
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
+    redactLogs,
   });
   const dispatcher: Dispatcher =
     typeof options.dispatcher === 'function'
@@ -232,14 +238,16 @@ export function createWebhookPipeline(
       // An asynchronous store or dispatcher is waited for, but never past the enqueue deadline.
       return withTimeout(result, enqueueTimeoutMs, () => {
         throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
-      }).catch((error: unknown) => failed(what, error));
+      }).catch((error: unknown) => failed(what, error, arg));
     } catch (error) {
-      return failed(what, error);
+      return failed(what, error, arg);
     }
   }
 
-  function failed(what: string, error: unknown): 'failed' {
-    logger.error({ err: error }, `${what} failed`);
+  function failed(what: string, error: unknown, arg?: unknown): 'failed' {
+    // A store's error may name the dedupe key (phone numbers, texts): logged as a logRef.
+    const key = typeof arg === 'string' ? arg : (arg as WebhookJob | undefined)?.dedupeKey;
+    logger.error({ err: redactLogs ? scrubError(error, key) : error }, `${what} failed`);
     return 'failed';
   }
 
@@ -282,8 +290,16 @@ export function createWebhookPipeline(
       return invalid(accepted, type, payload, new InvalidPayloadError(type, parsed.issues));
     if (parsed.unlisted.length > 0) {
       stats.inc(type, 'unlistedEnumValues', parsed.unlisted.length);
+      // The value is sender-controlled (it could be a phone number or a text): its field, length
+      // and a logRef (equal values, equal refs) say enough to notice a new platform value.
       logger.warn(
-        { requestId: accepted.requestId, type, unlisted: parsed.unlisted },
+        {
+          requestId: accepted.requestId,
+          type,
+          unlisted: redactLogs
+            ? parsed.unlisted.map(({ field, value }) => ({ field, length: value.length, ref: logRef(value) }))
+            : parsed.unlisted,
+        },
         'undocumented enum value accepted',
       );
     }
@@ -316,10 +332,16 @@ export function createWebhookPipeline(
     if (outcome === false) {
       stats.inc(type, 'duplicates');
       stats.inc(type, 'acked');
-      logger.debug(
-        { requestId: job.requestId, type, dedupeKey: job.dedupeKey },
-        'duplicate webhook acknowledged',
-      );
+      // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
+      if (logger.isLevelEnabled('debug')) {
+        const key = job.dedupeKey ?? '';
+        logger.debug(
+          redactLogs
+            ? { requestId: job.requestId, type, eventRef: logRef(key) }
+            : { requestId: job.requestId, type, dedupeKey: key },
+          'duplicate webhook acknowledged',
+        );
+      }
       return DUPLICATE_ANSWER;
     }
     if (outcome === 'failed' && !failOpen) {
@@ -366,6 +388,42 @@ export function createWebhookPipeline(
     });
   }
 
+  /**
+   * After a close that timed out: the accepted events not run yet go to `onUnfinished` (awaited,
+   * so a spill file is on disk before close resolves). Without `onUnfinished` they stay queued
+   * and keep running while the process lives; the count is logged either way.
+   */
+  async function handOverUnfinished(): Promise<void> {
+    const onUnfinished = options.onUnfinished;
+    const total = stats.snapshot((type) => dispatcher.counts(type)).total;
+    if (onUnfinished === undefined || dispatcher.withdraw === undefined) {
+      logger.warn(
+        { queued: total.queued, running: total.running },
+        'close timed out: accepted events not finished (set onUnfinished to keep them)',
+      );
+      return;
+    }
+    const jobs = dispatcher.withdraw();
+    logger.warn(
+      { unfinished: jobs.length, running: total.running },
+      'close timed out: events not run handed to onUnfinished; running callbacks may still finish',
+    );
+    if (jobs.length === 0) return;
+    // Forget their claims: a replay of the spill, or the sender's redelivery, must run them.
+    const releases: Promise<unknown>[] = [];
+    for (const { job } of jobs) {
+      if (job.dedupeKey === undefined) continue;
+      const released = guarded('dedupe release', release, job.dedupeKey);
+      if (released instanceof Promise) releases.push(released);
+    }
+    await Promise.all(releases);
+    try {
+      await onUnfinished(jobs);
+    } catch (error) {
+      logger.error({ err: error, unfinished: jobs.length }, 'onUnfinished failed: these events are lost');
+    }
+  }
+
   return {
     bodyLimit,
     logger,
@@ -378,6 +436,7 @@ export function createWebhookPipeline(
     async close(timeoutMs) {
       closing = true;
       const drained = await dispatcher.close(timeoutMs);
+      if (!drained) await handOverUnfinished();
       await store?.close?.();
       return drained;
     },

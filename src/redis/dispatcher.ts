@@ -6,11 +6,14 @@ import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
+  checkPersistence,
   closeClient,
   createRedisClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
   logClientErrors,
+  validatePersistenceOptions,
   waitUntilReady,
+  type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
 import {
@@ -22,7 +25,7 @@ import {
 } from './queues.js';
 
 /** Options of {@link createBullMQDispatcher}. */
-export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions {
+export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
   /** Where Redis is; the dispatcher opens its own client, tuned to fail fast. */
   readonly connection: RedisConnection;
   /**
@@ -40,6 +43,7 @@ export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions {
 /** The keys of {@link BullMQDispatcherOptions}; anything else throws at construction. */
 export const BULLMQ_DISPATCHER_OPTION_KEYS = optionKeys<BullMQDispatcherOptions>()([
   'connection',
+  'requirePersistence',
   'keepCompletedMs',
   'keepFailedMs',
   'commandTimeoutMs',
@@ -53,7 +57,10 @@ export const BULLMQ_DISPATCHER_OPTION_KEYS = optionKeys<BullMQDispatcherOptions>
 /** The BullMQ dispatcher: a {@link Dispatcher} whose jobs live in Redis until a worker runs them. */
 export interface BullMQDispatcher extends Dispatcher {
   enqueue(job: WebhookJob): Promise<EnqueueOutcome>;
-  /** Resolves once connected and the eviction policy was checked. */
+  /**
+   * Resolves once connected and the eviction policy and persistence were checked; rejects with
+   * a `RedisPersistenceError` when `requirePersistence` is set and Redis persists nothing.
+   */
   ready(): Promise<void>;
   /** Jobs per state summed over the partition queues (waiting, active, delayed, completed, failed...). */
   jobCounts(): Promise<Record<string, number>>;
@@ -92,6 +99,8 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   if (!(commandTimeoutMs > 0)) {
     throw new TypeError(`commandTimeoutMs: expected a positive number, got ${String(commandTimeoutMs)}`);
   }
+  validatePersistenceOptions(options);
+  const requirePersistence = options.requirePersistence === true;
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const client = createRedisClient(options.connection, 'receiver', commandTimeoutMs);
   logClientErrors(client, logger, 'bullmq dispatcher');
@@ -111,6 +120,8 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   };
   const started = waitUntilReady(client).then(async () => {
     await checkEvictionPolicy(client, logger);
+    // No AOF and no RDB: a Redis restart drops every job answered 200 (warned, or refused).
+    await checkPersistence(client, logger, options);
   });
   started.catch(() => undefined);
 
@@ -133,6 +144,8 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   return {
     async enqueue(job) {
       if (closed) return 'closed';
+      // Refused to start: the add fails, so the router answers 503 rather than 200.
+      if (requirePersistence) await started;
       inflight += 1;
       try {
         const queue = queues[partitionOf(job.orderingKey, topology.partitions)]!;

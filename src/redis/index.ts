@@ -21,6 +21,13 @@ export {
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.js';
+export {
+  checkPersistence,
+  readPersistence,
+  RedisPersistenceError,
+  type PersistenceCheckOptions,
+  type RedisPersistence,
+} from './connection.js';
 export * from './dedupe-store.js';
 export * from './dispatcher.js';
 export {

@@ -16,16 +16,19 @@ import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
+  checkPersistence,
   closeClient,
   createRedisClient,
   logClientErrors,
+  validatePersistenceOptions,
   waitUntilReady,
+  type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
 import { resolveTopology, type QueueTopology } from './queues.js';
 
 /** Options of {@link createWorker}. */
-export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions {
+export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
   /** Where Redis is; the worker opens its own clients and waits out outages. */
   readonly connection: RedisConnection;
   /** The typed callbacks (`onIncoming`, `onChatbot`, ..., `onError`, `onDeadLetter`). */
@@ -49,6 +52,7 @@ export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions {
 /** The keys of {@link WebhookWorkerOptions}; anything else throws at construction. */
 export const WORKER_OPTION_KEYS = optionKeys<WebhookWorkerOptions>()([
   'connection',
+  'requirePersistence',
   'handlers',
   'retry',
   'callbackTimeoutMs',
@@ -73,7 +77,11 @@ export interface DeadLetterRecord {
 export interface WebhookWorker {
   /** Starts taking jobs (only needed with `autorun: false`); resolves once started. */
   run(): Promise<void>;
-  /** Resolves once connected, the eviction policy checked and the partitions configured. */
+  /**
+   * Resolves once connected, the eviction policy and persistence checked and the partitions
+   * configured; rejects with a `RedisPersistenceError` (and takes no job) when
+   * `requirePersistence` is set and Redis persists nothing.
+   */
   ready(): Promise<void>;
   /**
    * Stops taking jobs and waits up to `timeoutMs` for running ones. A job waiting for a retry is
@@ -122,6 +130,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     throw new TypeError(`handlers: expected an object of callbacks, got ${String(options.handlers)}`);
   }
   checkNestedKeys('createWorker', 'handlers', options.handlers, WEBHOOK_HANDLER_KEYS);
+  validatePersistenceOptions(options);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const stats = createStatsRecorder();
   const runner = createJobRunner({
@@ -130,6 +139,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     stats,
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
+    redactLogs: options.redactLogs,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const client = createRedisClient(options.connection, 'worker');
@@ -205,6 +215,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   const started = (async () => {
     await waitUntilReady(client);
     await checkEvictionPolicy(client, logger);
+    await checkPersistence(client, logger, options);
     // One job at a time per partition across every worker process: the ordering guarantee.
     const queues = topology.partitionNames.map(
       (name) => new Queue(name, { connection: client, ...bullPrefix }),

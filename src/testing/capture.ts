@@ -1,13 +1,13 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { createJsonlSink } from '../capture/jsonl.js';
 import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
 export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
+export { serialiseRecord } from '../capture/jsonl.js';
 
 /** Masking applied by {@link createJsonlCapture} before a record is written. */
 export interface CaptureRedaction {
@@ -78,7 +78,6 @@ export const DEFAULT_CAPTURE_SECRET_HEADERS: readonly string[] = [
 ];
 
 const DEFAULT_MASK = '[REDACTED]';
-const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 /**
  * Creates a capture sink for the receiver's `capture` option that appends one JSON line per
@@ -94,93 +93,24 @@ const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
   checkOptions('createJsonlCapture', options, JSONL_CAPTURE_OPTION_KEYS);
   checkNestedKeys('createJsonlCapture', 'redact', options.redact, CAPTURE_REDACTION_KEYS);
-  if (typeof options.file !== 'string' || options.file === '') {
-    throw new TypeError(`file: expected a non-empty path, got ${JSON.stringify(options.file)}`);
-  }
-  const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
-  if (!Number.isInteger(maxPendingBytes) || maxPendingBytes < 1) {
-    throw new TypeError(
-      `maxPendingBytes: expected a positive integer, got ${String(options.maxPendingBytes)}`,
-    );
-  }
   const redact = toRedactor(options.redact);
-  mkdirSync(dirname(options.file), { recursive: true });
-  const stream: WriteStream = createWriteStream(options.file, { flags: 'a', encoding: 'utf8' });
-  let failure: Error | undefined;
-  let closed = false;
-  let written = 0;
-  let dropped = 0;
-  let pending = 0;
-  let waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
-
-  const settleWaiters = (): void => {
-    if (pending > 0 && failure === undefined) return;
-    const current = waiters;
-    waiters = [];
-    for (const waiter of current) {
-      if (failure === undefined) waiter.resolve();
-      else waiter.reject(failure);
-    }
-  };
-  stream.on('error', (error) => {
-    failure ??= error;
-    options.onError?.(error);
-    settleWaiters();
+  // The sink validates `file` and `maxPendingBytes` (TypeErrors naming them).
+  const sink = createJsonlSink(options.file, {
+    maxPendingBytes: options.maxPendingBytes,
+    onError: options.onError,
   });
 
   function capture(record: CaptureRecord): void {
-    if (closed || failure !== undefined || stream.writableLength > maxPendingBytes) {
-      dropped += 1;
-      return;
-    }
     const kept = redact(record);
-    if (kept === undefined) return;
-    const line = `${serialiseRecord(kept)}\n`;
-    pending += 1;
-    written += 1;
-    // The return value (backpressure) is ignored on purpose: the ack must not wait for the disk;
-    // maxPendingBytes bounds the buffer instead.
-    stream.write(line, (error) => {
-      // A failed open or write reaches this callback before the stream's 'error' event.
-      if (error) failure ??= error;
-      pending -= 1;
-      settleWaiters();
-    });
+    if (kept !== undefined) sink.writeRecord(kept);
   }
 
-  const flush = (): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      waiters.push({ resolve, reject });
-      settleWaiters();
-    });
-
-  const sink = Object.assign(capture, {
-    flush,
-    async close(): Promise<void> {
-      if (!closed) {
-        closed = true;
-        await flush().catch(() => undefined);
-        await new Promise<void>((resolve) => stream.end(resolve));
-      }
-      if (failure !== undefined) throw failure;
-    },
-  });
+  const captureSink = Object.assign(capture, { flush: () => sink.flush(), close: () => sink.close() });
   // Live counters: getters defined on the function (Object.assign would copy their current values).
-  return Object.defineProperties(sink, {
-    written: { get: () => written, enumerable: true },
-    dropped: { get: () => dropped, enumerable: true },
+  return Object.defineProperties(captureSink, {
+    written: { get: () => sink.written, enumerable: true },
+    dropped: { get: () => sink.dropped, enumerable: true },
   }) as JsonlCapture;
-}
-
-/** The JSON line of a record: fixed key order; an undefined type is written as null. */
-export function serialiseRecord(record: CaptureRecord): string {
-  return JSON.stringify({
-    receivedAt: record.receivedAt,
-    type: record.type ?? null,
-    path: record.path,
-    headers: record.headers,
-    body: record.body,
-  });
 }
 
 function toRedactor(

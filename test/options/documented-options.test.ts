@@ -93,6 +93,7 @@ function everyPipelineOption(onIncoming: () => void): Every<WebhookPipelineOptio
     chatbotPayloadVersion: 'v2',
     statusTracking: { max: 10 },
     capture: () => undefined,
+    onUnfinished: () => undefined,
   };
 }
 
@@ -173,6 +174,7 @@ describe('every documented option is accepted', () => {
       prefix: 'mwtest',
       logger: silent,
       redactLogs: false,
+      requirePersistence: false,
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(WORKER_OPTION_KEYS));
     await buildAndRelease(() => createWorker(options));
@@ -189,6 +191,7 @@ describe('every documented option is accepted', () => {
       prefix: 'mwtest',
       logger: silent,
       redactLogs: true,
+      requirePersistence: false,
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(BULLMQ_DISPATCHER_OPTION_KEYS));
     await buildAndRelease(() => createBullMQDispatcher(options));

@@ -10,11 +10,12 @@ declare function optOut(waId: string): Promise<void>;
 // README Quick start: begin
 import express from 'express';
 import { pino } from 'pino';
-import { createWebhookRouter } from '../../src/index.js';
+import { createWebhookRouter, spillToJsonl } from '../../src/index.js';
 
 const webhooks = createWebhookRouter({
   token: process.env.WEBHOOK_TOKEN, // configure https://you.example/webhooks/<token>/chatbot on the platform
   logger: pino(),
+  onUnfinished: spillToJsonl('.spill/unfinished.jsonl'), // what close() could not run in time
   onIncoming: async (message, ctx) => {
     ctx.logger.info({ type: message.messageContentType }, 'customer message');
   },
