@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { Redis } from 'ioredis';
 import { createNodeHandler } from '../../src/receiver/index.js';
+import { digestDedupeKey } from '../../src/dedupe/index.js';
 import {
   createBullMQDispatcher,
   createRedisDedupeStore,
@@ -115,7 +116,7 @@ describeRedis('receiver with the Redis store and the BullMQ dispatcher (in proce
       const first = await request(handler).post('/chatbot').send(event);
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ received: true });
-      expect(await redis.get(`${prefix}chatbot:${event.eventId}`)).toBe('done');
+      expect(await redis.get(prefix + digestDedupeKey('chatbot', event.eventId))).toBe('done');
       expect((await dispatcher.jobCounts()).waiting).toBe(1);
       const again = await request(handler).post('/chatbot').send(event);
       expect(again.body).toEqual({ received: true, duplicate: true });
