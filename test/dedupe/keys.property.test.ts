@@ -135,3 +135,17 @@ describe('dedupe keys across types', () => {
     );
   });
 });
+
+describe('dedupe keys as BullMQ jobIds', () => {
+  it('are valid custom jobIds: no ":" and never an integer string', async () => {
+    const { jobIdOf } = await import('../../src/redis/queues.js');
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES), part, (type, identity) => {
+        const dedupeKey = digestDedupeKey(type, identity);
+        const jobId = jobIdOf({ dedupeKey } as Parameters<typeof jobIdOf>[0]);
+        return jobId === dedupeKey && !jobId.includes(':') && `${parseInt(jobId, 10)}` !== jobId;
+      }),
+      settings,
+    );
+  });
+});
