@@ -2,14 +2,21 @@
 // in the default in-memory dedupe store, and the time one check takes.
 //
 // Method: keys are made exactly as the pipeline makes them: a realistic chatbot body is
-// JSON.parse'd, its identity taken with DEFAULT_DEDUPE_KEYS and prefixed `chatbot:`
-// (src/pipeline/pipeline.ts), so the key string has the shape the store really holds. The heap is
+// JSON.parse'd, its identity taken with DEFAULT_DEDUPE_KEYS and digested with digestDedupeKey
+// (`chatbot:` + 32 characters of SHA-256, src/pipeline/pipeline.ts), so the key string has the
+// shape the store really holds. Keys are of fixed length whatever the sender sends, so the store's
+// total memory is at most DEFAULT_DEDUPE_MAX × this figure. The heap is
 // read after repeated full GCs (--expose-gc) before the store exists and after it holds
 // DEFAULT_DEDUPE_MAX keys, with nothing else retained: the difference divided by the count is
 // the whole cost of one remembered eventId (its key string, the store's slots and its
 // preallocated arrays). A plain Set of the same keys is measured the same way, as the floor of
 // any hash-based store, to split the cost between key strings and the LRU's bookkeeping.
-import { createMemoryDedupeStore, DEFAULT_DEDUPE_KEYS, DEFAULT_DEDUPE_MAX } from '../dist/index.js';
+import {
+  createMemoryDedupeStore,
+  DEFAULT_DEDUPE_KEYS,
+  DEFAULT_DEDUPE_MAX,
+  digestDedupeKey,
+} from '../dist/index.js';
 import { createBodyFactory } from './lib/bodies.js';
 import { serveCommands } from './lib/proc.js';
 
@@ -24,7 +31,7 @@ const nextBody = createBodyFactory('chatbot');
 /** The dedupe key of the next realistic chatbot event, as the pipeline builds it. */
 const nextKey = () => {
   const payload = JSON.parse(nextBody());
-  return `chatbot:${DEFAULT_DEDUPE_KEYS.chatbot(payload)}`;
+  return digestDedupeKey('chatbot', DEFAULT_DEDUPE_KEYS.chatbot(payload));
 };
 
 // Everything measured is held from here, so liveness analysis cannot free it early.
@@ -80,13 +87,25 @@ function measureChecks() {
   for (let i = 0; i < repeats; i += 1) if (!store.claim(repeated[i % repeated.length])) duplicates += 1;
   const duplicateNs = cpuNsSince(start) / repeats;
   if (duplicates !== repeats) throw new Error(`expected ${repeats} duplicates, got ${duplicates}`);
-  // The key's construction (JSON already parsed), for scale.
+  // The key's construction (JSON already parsed), for scale: the identity, then its digest; and
+  // the digest alone of the longest default identity (a session's four-part tuple).
   const payloads = Array.from({ length: 100_000 }, () => JSON.parse(nextBody()));
   start = process.cpuUsage();
   let length = 0;
-  for (const payload of payloads) length += `chatbot:${DEFAULT_DEDUPE_KEYS.chatbot(payload)}`.length;
+  for (const payload of payloads)
+    length += digestDedupeKey('chatbot', DEFAULT_DEDUPE_KEYS.chatbot(payload)).length;
   const keyNs = cpuNsSince(start) / payloads.length;
-  return { nsPerNewKeyClaim: newNs, nsPerDuplicateClaim: duplicateNs, nsPerKeyBuild: keyNs, length };
+  const session = JSON.stringify(['+27215550100', 'connected', 1_763_900_000_000, 'Connected']);
+  start = process.cpuUsage();
+  for (let i = 0; i < payloads.length; i += 1) length += digestDedupeKey('session', session).length;
+  const digestNs = cpuNsSince(start) / payloads.length;
+  return {
+    nsPerNewKeyClaim: newNs,
+    nsPerDuplicateClaim: duplicateNs,
+    nsPerKeyBuild: keyNs,
+    nsPerSessionDigest: digestNs,
+    length,
+  };
 }
 
 serveCommands({ memory: measureMemory, checks: measureChecks });

@@ -559,7 +559,8 @@ async function scenarioDedupe() {
         ['  the same keys in a plain Set (key strings + hash table)', fixed(memory.plainSetBytesPerKey, 1)],
         ['ns per check, new key (miss + insert + eviction)', fixed(checks.nsPerNewKeyClaim, 0)],
         ['ns per check, duplicate key (hit)', fixed(checks.nsPerDuplicateClaim, 0)],
-        ['ns to build the key from a parsed payload', fixed(checks.nsPerKeyBuild, 0)],
+        ['ns to build the key from a parsed payload (identity + SHA-256)', fixed(checks.nsPerKeyBuild, 0)],
+        ['ns per SHA-256 digest of a session identity', fixed(checks.nsPerSessionDigest, 0)],
       ],
     ),
   );

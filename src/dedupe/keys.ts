@@ -1,42 +1,75 @@
+import { createHash } from 'node:crypto';
 import type { WebhookPayloads, WebhookType } from '../schemas/index.js';
 
-/** Derives an event's identity for deduplication; undefined means "do not deduplicate". */
+/**
+ * Derives an event's identity for deduplication; undefined means "do not deduplicate". The
+ * pipeline never stores the identity itself, only its digest (see {@link digestDedupeKey}), so a
+ * custom function may return a string of any length and content.
+ */
 export type DedupeKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) => string | undefined;
 
-const present = (part: unknown): boolean => part !== undefined && part !== null && part !== '';
-const join = (...parts: readonly unknown[]): string | undefined =>
-  parts.every(present) ? parts.join(':') : undefined;
-/** A one-part key (the hot chatbot and incoming cases): no array, no join. */
-const single = (part: string | null | undefined): string | undefined =>
-  present(part) ? (part as string) : undefined;
-/** A two-part key (the hot status case): no array either. */
-const pair = (first: unknown, second: unknown): string | undefined =>
-  present(first) && present(second) ? `${String(first)}:${String(second)}` : undefined;
+/** Length of a dedupe key: SHA-256 in base64url, unpadded. */
+export const DEDUPE_KEY_LENGTH = 43;
 
 /**
- * The default identity of each webhook type:
- * - chatbot: `eventId` (the documented deduplication key);
- * - incoming: `gstId`; for REACTION, whose gstId is the reacted-to message, gstId + sentTime + text;
- * - status: `gstId` + `status` (one receipt per state change);
- * - session: `messagingNumber` + `statusType` + `status` + `timestamp`;
- * - event: `eventType` + `messagingNumber` + `timestamp`, plus the event's subject where it has one.
- * A payload lacking any part is not deduplicated.
+ * The key the pipeline stores for an identity: the base64url SHA-256 of `<type>` NUL `<identity>`,
+ * {@link DEDUPE_KEY_LENGTH} characters whatever the sender sent. Issue 16: an identity is
+ * sender-controlled and can be as long as the body limit (a 1 MB `eventId` once exhausted a
+ * 128 MB heap in 119 requests), and it may carry phone numbers or text that must not sit in
+ * memory, Redis or logs. The type is hashed in (a type name holds no NUL), not prefixed in clear:
+ * `digest()` returns one flat string, where `${type}:${digest}` would be a V8 cons string costing
+ * two more heap objects per remembered key (measured 259 B/key against 170, over the 200 B
+ * target). One SHA-256 of a short identity costs about 1.5 µs (bench/dedupe-memory.js).
+ */
+export function digestDedupeKey(type: WebhookType, identity: string): string {
+  return createHash('sha256').update(TYPE_TAGS[type]).update(identity).digest('base64url');
+}
+
+const TYPE_TAGS: { readonly [T in WebhookType]: string } = {
+  chatbot: 'chatbot\0',
+  incoming: 'incoming\0',
+  status: 'status\0',
+  session: 'session\0',
+  event: 'event\0',
+};
+
+const missing = (part: unknown): boolean => part === undefined || part === null;
+
+/**
+ * An unambiguous encoding of a tuple: the JSON array of its parts, so `['a:b', 'c']` and
+ * `['a', 'b:c']` differ (joining with ':' made them collide, issue 16 gap 2). Undefined when a
+ * required part is missing; an empty string is a value, not a missing part (a removed reaction
+ * has `text: ''`, gap 3). Optional parts go in `optional`, absent ones encoded as null.
+ */
+function tuple(required: readonly unknown[], optional: readonly unknown[] = []): string | undefined {
+  for (const part of required) if (missing(part)) return undefined;
+  return JSON.stringify(optional.length === 0 ? required : [...required, ...optional.map(orNull)]);
+}
+const orNull = (part: unknown): unknown => (part === undefined ? null : part);
+
+/**
+ * The default identity of each webhook type, before it is digested:
+ * - chatbot: `eventId` (the documented deduplication key), as is (the only shape of this type);
+ * - incoming: `[gstId]`; for REACTION, whose gstId is the reacted-to message, `[gstId, sentTime, text]`;
+ * - status: `[gstId, status]` (one receipt per state change);
+ * - session: `[messagingNumber, statusType, timestamp, status]`;
+ * - event: `[eventType, timestamp, messagingNumber, templateName, waId, oldNumber]`.
+ * Tuples are JSON arrays (unambiguous); optional parts (reaction `text`, session `status`, the
+ * event's `messagingNumber` and subject) are null when absent. A payload lacking a required part
+ * is not deduplicated.
  */
 export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
-  chatbot: (p) => single(p.eventId),
+  chatbot: (p) => (missing(p.eventId) ? undefined : p.eventId),
   incoming: (p) =>
-    p.messageContentType === 'REACTION' ? join(p.gstId, p.sentTime, p.text ?? '-') : single(p.gstId),
-  status: (p) => pair(p.gstId, p.status),
-  session: (p) => join(p.messagingNumber, p.statusType, p.status ?? '-', p.timestamp),
+    p.messageContentType === 'REACTION' ? tuple([p.gstId, p.sentTime], [p.text]) : tuple([p.gstId]),
+  status: (p) => tuple([p.gstId, p.status]),
+  session: (p) => tuple([p.messagingNumber, p.statusType, p.timestamp], [p.status]),
   event: (p) => {
     // Each subject field belongs to one event type; read them without narrowing (type-only view).
     const fields = p as Readonly<Record<string, unknown>>;
-    const subject = fields.templateName ?? fields.waId ?? fields.oldNumber ?? '-';
-    return join(
-      p.eventType,
-      p.messagingNumber ?? '-',
-      typeof subject === 'string' ? subject : '-',
-      p.timestamp,
+    return tuple(
+      [p.eventType, p.timestamp],
+      [p.messagingNumber, fields.templateName, fields.waId, fields.oldNumber],
     );
   },
 };

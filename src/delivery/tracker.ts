@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DELIVERY_PROGRESS, DELIVERY_STATUSES, type DeliveryStatus } from '../schemas/index.js';
 
@@ -58,6 +59,21 @@ export interface DeliveryTracker {
   get(gstId: string): DeliveryStatus | undefined;
 }
 
+/** Longest gstId kept as is; a platform gstId is a UUID (36 characters). */
+const MAX_KEPT_GST_ID_LENGTH = 64;
+
+/**
+ * The tracker's key for a gstId: the gstId when it is short and does not start with `#`, else `#` +
+ * its SHA-256 (44 characters). A gstId is sender-controlled and can be as long as the body limit:
+ * kept as is, 100,000 of them could hold 100 GB (issue 16, gap 1); digested, a slot costs at most
+ * 64 characters. Kept keys never start with `#`, so they cannot collide with a digested one.
+ */
+function slotOf(gstId: string): string {
+  return gstId.length <= MAX_KEPT_GST_ID_LENGTH && !gstId.startsWith('#')
+    ? gstId
+    : `#${createHash('sha256').update(gstId).digest('base64url')}`;
+}
+
 const RANK = new Map<string, number>(DELIVERY_PROGRESS.map((status, index) => [status, index]));
 const SENT_RANK = DELIVERY_PROGRESS.indexOf('SENT');
 
@@ -76,9 +92,10 @@ function isDeliveryStatus(value: string): value is DeliveryStatus {
 export function createDeliveryTracker(options: DeliveryTrackerOptions = {}): DeliveryTracker {
   const states = new LRUCache<string, DeliveryStatus>({ max: options.max ?? 100_000 });
   return {
-    get: (gstId) => states.get(gstId),
+    get: (gstId) => states.get(slotOf(gstId)),
     apply(gstId, reported) {
-      const previous = states.get(gstId);
+      const slot = slotOf(gstId);
+      const previous = states.get(slot);
       const ignore = (ignored: DeliveryIgnoreReason): DeliveryStateChange => ({
         gstId,
         reported,
@@ -93,7 +110,7 @@ export function createDeliveryTracker(options: DeliveryTrackerOptions = {}): Del
       const before = previous === undefined ? -1 : (RANK.get(previous) ?? -1);
       const allowed = reported === 'FAILED' ? before <= SENT_RANK : (RANK.get(reported) ?? -1) > before;
       if (!allowed) return ignore('regression');
-      states.set(gstId, reported);
+      states.set(slot, reported);
       return { gstId, reported, previous, current: reported, applied: true };
     },
   };

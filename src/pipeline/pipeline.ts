@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { deliveryTrackerFor } from '../delivery/tracker.js';
 import {
   createMemoryDedupeStore,
+  digestDedupeKey,
   DEFAULT_DEDUPE_KEYS,
   ORDERING_KEYS,
   type DedupeKeyFn,
@@ -315,7 +316,8 @@ export function createWebhookPipeline(
       requestId: accepted.requestId,
       receivedAt: accepted.receivedAt,
       orderingKey: (ORDERING_KEYS[type] as (p: unknown) => string)(parsed.data),
-      dedupeKey: identity === undefined ? undefined : `${type}:${identity}`,
+      // A digest of the identity, never the identity: fixed size, no personal data (issue 16).
+      dedupeKey: identity === undefined ? undefined : digestDedupeKey(type, identity),
       payloadVersion: parsed.payloadVersion,
     };
     const dedupeKey = job.dedupeKey;

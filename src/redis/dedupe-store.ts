@@ -17,10 +17,24 @@ import {
   type RedisConnection,
 } from './connection.js';
 
-/** Library prefix of every dedupe key: `mw:dedupe:<type>:<identity>`. */
+/** Library prefix of every dedupe key: `mw:dedupe:<digest>` (see `digestDedupeKey`). */
 export const DEFAULT_DEDUPE_PREFIX = 'mw:dedupe:';
-/** How long a claim whose event is not yet enqueued blocks redeliveries. */
-export const DEFAULT_DEDUPE_LEASE_MS = 30_000;
+/**
+ * How long a claim whose event is not yet enqueued blocks redeliveries without being renewed.
+ * The claiming store renews it every third of that while the pipeline awaits the enqueue, so the
+ * lease outlives a slow enqueue, while a lease left by a dead receiver runs out within a second:
+ * before the second retry of a sender retrying at +1 s and +2 s (issue 16, gap 4).
+ */
+export const DEFAULT_DEDUPE_LEASE_MS = 1_000;
+/** Shortest accepted `leaseMs`: renewals every third of it must stay well above Redis round trips. */
+const MIN_LEASE_MS = 100;
+/**
+ * A held lease is renewed for at most this long: past it, whoever claimed has long answered its
+ * request (the pipeline's enqueue deadline is seconds), so the lease is left to run out.
+ */
+const MAX_HOLD_MS = 60_000;
+/** Attempts of a compensating release or a retried confirm before it is given up (logged). */
+const MAX_RETRIES = 20;
 
 /** Options of {@link createRedisDedupeStore}: give `connection` or `client`. */
 export interface RedisDedupeStoreOptions extends LoggerOptions {
@@ -35,13 +49,14 @@ export interface RedisDedupeStoreOptions extends LoggerOptions {
   /** How long an accepted event's key is remembered; cover the sender's retry window. @default 3 days */
   readonly ttlMs?: number | undefined;
   /**
-   * How long a fresh claim is held before its event is confirmed enqueued. Redeliveries during
-   * the lease get 503 (the sender retries); when the claiming instance dies before enqueueing,
-   * the lease runs out and the next redelivery is accepted. Keep it above the pipeline's
-   * `enqueueTimeoutMs`. @default 30_000
+   * How long a fresh claim blocks redeliveries (they get 503 and the sender retries) unless
+   * renewed. The claiming store renews it every `leaseMs / 3` until the event is confirmed
+   * enqueued or released, so it need not cover the pipeline's `enqueueTimeoutMs`; when the
+   * claiming instance dies, its lease runs out within `leaseMs` and the next redelivery is
+   * accepted. At least 100. @default 1_000
    */
   readonly leaseMs?: number | undefined;
-  /** Key prefix, before the pipeline's `<type>:<identity>`. @default 'mw:dedupe:' */
+  /** Key prefix, before the pipeline's fixed-size digest. @default 'mw:dedupe:' */
   readonly prefix?: string | undefined;
   /** A Redis command unanswered after this many ms fails (own client only). @default 1000 */
   readonly commandTimeoutMs?: number | undefined;
@@ -78,10 +93,33 @@ end
 if v == '${DONE}' then return 0 end
 return -1`;
 
-// Release only this store's own lease: never a confirmed key, never another instance's lease.
+// Release only this claim's own lease (its token): never a confirmed key, never another claim's.
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+// Extend this claim's lease while its event is being enqueued.
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+/** A lease this store holds: claimed, neither confirmed nor released yet. */
+interface Held {
+  readonly token: string;
+  readonly since: number;
+}
+
+/** A write whose outcome is unknown (client-side timeout or failure), retried until Redis answers. */
+interface Retry {
+  readonly kind: 'release' | 'confirm';
+  readonly key: string;
+  readonly token: string;
+  attempts: number;
+}
+
+const claimTimedOut = (): never => {
+  throw new Error('dedupe claim: no answer from Redis within commandTimeoutMs');
+};
 
 const positive = (name: string, value: number): number => {
   if (!Number.isFinite(value) || value <= 0) {
@@ -92,10 +130,14 @@ const positive = (name: string, value: number): number => {
 
 /**
  * Creates a Redis dedupe store: a claim is atomic across instances (a Lua script setting the key
- * only when absent, with a TTL), keys are `<prefix><type>:<identity>`. A claim is first a short
- * lease and becomes permanent (`ttlMs`) once the pipeline confirms the event was enqueued; it is
- * released when the enqueue failed. When Redis fails or is unreachable, `claim` rejects within
- * `commandTimeoutMs`; the pipeline's `dedupe.onStoreError` decides (default 'reject': 503).
+ * only when absent, with a TTL), keys are `<prefix><digest>`. A claim is first a short lease
+ * (`leaseMs`, renewed while the pipeline enqueues) and becomes permanent (`ttlMs`) once the
+ * pipeline confirms the event was enqueued; it is released when the enqueue failed. Each claim's
+ * lease carries its own token: a claim that failed client-side (a Redis stall past
+ * `commandTimeoutMs`) is compensated by deleting that token's lease once Redis answers again, so it
+ * cannot block redeliveries when it lands late. When Redis fails or is unreachable, `claim`
+ * rejects within `commandTimeoutMs`; the pipeline's `dedupe.onStoreError` decides (default
+ * 'reject': 503).
  *
  * @example
  * const store = createRedisDedupeStore({ connection: { host: '127.0.0.1', port: 6379 } });
@@ -108,6 +150,9 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   }
   const ttlMs = Math.ceil(positive('ttlMs', options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS));
   const leaseMs = Math.ceil(positive('leaseMs', options.leaseMs ?? DEFAULT_DEDUPE_LEASE_MS));
+  if (leaseMs < MIN_LEASE_MS) {
+    throw new TypeError(`leaseMs: expected at least ${MIN_LEASE_MS}, got ${leaseMs}`);
+  }
   const commandTimeoutMs = positive(
     'commandTimeoutMs',
     options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
@@ -119,8 +164,15 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   const client =
     options.client ?? createRedisClient(options.connection as RedisConnection, 'receiver', commandTimeoutMs);
   if (owned) logClientErrors(client, logger, 'dedupe store');
-  // This instance's lease value, so release never deletes another instance's claim.
-  const lease = `lease:${randomUUID()}`;
+  // Each claim's lease value is its own token, so a release or a compensation deletes that claim's
+  // lease and nothing else: not a confirmed key, not a later claim of the same event.
+  const leasePrefix = `lease:${randomUUID()}:`;
+  let claims = 0;
+  const held = new Map<string, Held>();
+  const retries = new Map<string, Retry>();
+  const renewEveryMs = Math.floor(leaseMs / 3);
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
   let everReady = client.status === 'ready';
   const firstReady = waitUntilReady(client).then(async () => {
     everReady = true;
@@ -134,22 +186,111 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
     await withTimeout(firstReady, commandTimeoutMs, () => undefined);
   }
 
+  /** One timer for the whole store, armed only while it holds leases or has writes to retry. */
+  function schedule(): void {
+    if (timer !== undefined || closed || (held.size === 0 && retries.size === 0)) return;
+    timer = setTimeout(() => void tick(), renewEveryMs);
+    timer.unref();
+  }
+
+  async function tick(): Promise<void> {
+    const now = Date.now();
+    const renewals = [...held].map(([key, lease]) =>
+      now - lease.since > MAX_HOLD_MS
+        ? held.delete(key)
+        : client.eval(RENEW, 1, key, lease.token, leaseMs).catch((error: unknown) => {
+            logger.debug({ err: error }, 'dedupe lease renewal failed');
+          }),
+    );
+    await Promise.all([...renewals, ...[...retries.values()].map(retry)]);
+    timer = undefined;
+    schedule();
+  }
+
+  /** Writes whose outcome is unknown; run at once, then on the timer until Redis answers. */
+  function later(kind: Retry['kind'], key: string, token: string): void {
+    const entry: Retry = { kind, key, token, attempts: 0 };
+    retries.set(`${kind} ${token}`, entry);
+    void retry(entry).then(schedule);
+  }
+
+  async function retry(entry: Retry): Promise<void> {
+    const id = `${entry.kind} ${entry.token}`;
+    try {
+      // Sent on the same connection after the failed command: when Redis answers this one, the
+      // earlier command has either run or been lost with its connection, so it cannot land later.
+      if (entry.kind === 'release') await client.eval(RELEASE, 1, entry.key, entry.token);
+      else await client.set(entry.key, DONE, 'PX', ttlMs);
+      retries.delete(id);
+    } catch (error) {
+      entry.attempts += 1;
+      if (entry.attempts < MAX_RETRIES) return;
+      retries.delete(id);
+      logger.warn(
+        { err: error, key: entry.key, attempts: entry.attempts },
+        entry.kind === 'release'
+          ? 'dedupe claim not compensated: its lease runs out on its own'
+          : 'dedupe confirm failed: a redelivery after the lease runs out may run again',
+      );
+    }
+  }
+
   return {
     async claim(key) {
       await started();
-      const outcome = await client.eval(CLAIM, 1, prefix + key, lease, leaseMs);
-      if (outcome === 1) return true;
+      const full = prefix + key;
+      claims += 1;
+      const token = leasePrefix + claims.toString(36);
+      let outcome: unknown;
+      try {
+        const sent = client.eval(CLAIM, 1, full, token, leaseMs);
+        // A caller's client may have no command timeout: bound the claim here, so that a claim
+        // answered after the pipeline gave up is compensated, not held and renewed.
+        outcome = owned ? await sent : await withTimeout(sent, commandTimeoutMs, claimTimedOut);
+      } catch (error) {
+        // Timed out or failed client-side: the claim may still land when Redis resumes, leaving
+        // a lease nobody will confirm. Compensate: delete that claim's lease once Redis answers.
+        later('release', full, token);
+        throw error;
+      }
+      if (outcome === 1) {
+        held.set(full, { token, since: Date.now() });
+        schedule();
+        return true;
+      }
       if (outcome === 0) return false;
       throw new DedupeClaimPendingError(key);
     },
     async release(key) {
-      await client.eval(RELEASE, 1, prefix + key, lease);
+      const full = prefix + key;
+      const lease = held.get(full);
+      if (lease === undefined) return;
+      held.delete(full);
+      try {
+        await client.eval(RELEASE, 1, full, lease.token);
+      } catch (error) {
+        later('release', full, lease.token);
+        throw error;
+      }
     },
     async confirm(key) {
-      await client.set(prefix + key, DONE, 'PX', ttlMs);
+      const full = prefix + key;
+      const lease = held.get(full);
+      held.delete(full);
+      try {
+        await client.set(full, DONE, 'PX', ttlMs);
+      } catch (error) {
+        // The event is queued: keep trying to record it, or a redelivery after the lease may run.
+        if (lease !== undefined) later('confirm', full, lease.token);
+        throw error;
+      }
     },
     ready: () => firstReady,
     async close() {
+      closed = true;
+      clearTimeout(timer);
+      // One last attempt at the writes still owed, bounded by the client's command timeout.
+      await Promise.all([...retries.values()].map(retry));
       if (!owned) return;
       await closeClient(client);
     },

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import request from 'supertest';
 import express from 'express';
-import { createWebhookRouter } from '../../src/index.js';
+import { createWebhookRouter, digestDedupeKey } from '../../src/index.js';
 import { createLibraryLogger, logRef, maskPayload, REDACTED } from '../../src/logger.js';
 import { buildStatus, fixtures } from '../../src/testing/index.js';
 
@@ -66,7 +66,9 @@ describe('the library logger', () => {
     await router.idle();
     const text = JSON.stringify(lines);
     expect(text).toContain('"value":"QUEUED"');
-    expect(text).toContain(`"dedupeKey":"status:${receipt.gstId}`);
+    // The dedupe key is a digest of the identity (issue 16), logged as it is when redaction is off.
+    const key = digestDedupeKey('status', JSON.stringify([receipt.gstId, receipt.status]));
+    expect(text).toContain(`"dedupeKey":"${key}"`);
   });
 
   it('binds requestId, type, attempt and an eventRef into ctx.logger by default, and no payload value', async () => {

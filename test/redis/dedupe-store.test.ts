@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { Redis } from 'ioredis';
 import { createNodeHandler } from '../../src/receiver/index.js';
+import { digestDedupeKey } from '../../src/dedupe/index.js';
 import {
   createBullMQDispatcher,
   createRedisDedupeStore,
@@ -78,13 +79,24 @@ describeRedis('Redis dedupe store', () => {
   it('lets a redelivery through once the lease of a claimer that died has run out', async () => {
     const dead = storeOf({ leaseMs: 100 });
     expect(await dead.claim('chatbot:e3')).toBe(true);
+    await dead.close(); // stops renewing, as a dead process would
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await storeOf().claim('chatbot:e3')).toBe(true);
+  });
+
+  it('renews a live claim past its lease until it is confirmed', async () => {
+    const live = storeOf({ leaseMs: 150 });
+    expect(await live.claim('chatbot:e4')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(storeOf().claim('chatbot:e4')).rejects.toBeInstanceOf(DedupeClaimPendingError);
+    await live.confirm('chatbot:e4');
+    expect(await storeOf().claim('chatbot:e4')).toBe(false);
   });
 
   it('rejects bad options', () => {
     expect(() => createRedisDedupeStore({})).toThrow(TypeError);
     expect(() => createRedisDedupeStore({ connection, ttlMs: 0 })).toThrow(TypeError);
+    expect(() => createRedisDedupeStore({ connection, leaseMs: 50 })).toThrow(/leaseMs/);
     expect(() => createRedisDedupeStore({ connection, client: redis })).toThrow(TypeError);
   });
 });
@@ -115,7 +127,7 @@ describeRedis('receiver with the Redis store and the BullMQ dispatcher (in proce
       const first = await request(handler).post('/chatbot').send(event);
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ received: true });
-      expect(await redis.get(`${prefix}chatbot:${event.eventId}`)).toBe('done');
+      expect(await redis.get(prefix + digestDedupeKey('chatbot', event.eventId))).toBe('done');
       expect((await dispatcher.jobCounts()).waiting).toBe(1);
       const again = await request(handler).post('/chatbot').send(event);
       expect(again.body).toEqual({ received: true, duplicate: true });

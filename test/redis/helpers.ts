@@ -107,6 +107,11 @@ export interface ReceiverConfig {
   readonly dedupePrefix: string;
   readonly leaseMs?: number;
   readonly enqueueTimeoutMs?: number;
+  /**
+   * A dispatcher whose enqueue never settles, instead of BullMQ: a request's claim lands and the
+   * receiver then holds it, unanswered, until it is killed (the lease tests' crash window).
+   */
+  readonly hangingDispatcher?: boolean;
 }
 
 /**
@@ -123,7 +128,15 @@ import { createBullMQDispatcher, createRedisDedupeStore } from ${dist('redis/ind
 const config = JSON.parse(process.env.MW_RECEIVER);
 const connection = { host: '127.0.0.1', port: config.redisPort };
 const store = createRedisDedupeStore({ connection, prefix: config.dedupePrefix, leaseMs: config.leaseMs });
-const dispatcher = createBullMQDispatcher({ connection, queueName: config.queueName, partitions: config.partitions });
+const dispatcher = config.hangingDispatcher
+  ? {
+      enqueue: () => new Promise(() => undefined),
+      idle: async () => undefined,
+      close: async () => true,
+      counts: () => ({ queued: 0, running: 0 }),
+      ready: async () => undefined,
+    }
+  : createBullMQDispatcher({ connection, queueName: config.queueName, partitions: config.partitions });
 const noop = () => undefined;
 const handler = createNodeHandler({
   onChatbot: noop, // declares the type as handled, so it is enqueued; the worker runs it
