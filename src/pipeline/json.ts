@@ -14,10 +14,12 @@ export interface JsonLimits {
 }
 
 /**
- * Far above any documented payload (the deepest nests about 6 containers, the widest holds a few
- * dozen keys and items), and low enough that a 1 MiB body cannot keep validation busy for long.
+ * Far above any documented payload (the webhook payloads are flat records of a few dozen keys,
+ * with no arrays: a chatbot's widgets travel as a JSON string in messageText; the largest fixture
+ * is under 1 KB), and low enough that no 1 MiB body within them keeps the event loop busy for
+ * long: it is the count of keys and items that makes JSON.parse and validation slow, not bytes.
  */
-export const DEFAULT_JSON_LIMITS: JsonLimits = { maxDepth: 64, maxKeys: 10_000, maxItems: 10_000 };
+export const DEFAULT_JSON_LIMITS: JsonLimits = { maxDepth: 32, maxKeys: 1000, maxItems: 1000 };
 
 /** What {@link inspectJson} found. */
 export interface JsonInspection {

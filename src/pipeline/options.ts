@@ -76,12 +76,12 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly bodyTimeoutMs?: number | undefined;
   /**
    * Deepest nesting of objects and arrays in a body (the root is depth 1); deeper bodies get 400
-   * `payload_too_complex`. `Infinity` turns the bound off. @default 64
+   * `payload_too_complex`. `Infinity` turns the bound off. @default 32
    */
   readonly maxJsonDepth?: number | undefined;
-  /** Object keys in a whole body before 400 `payload_too_complex`. @default 10_000 */
+  /** Object keys in a whole body before 400 `payload_too_complex`. @default 1000 */
   readonly maxJsonKeys?: number | undefined;
-  /** Array items in a whole body before 400 `payload_too_complex`. @default 10_000 */
+  /** Array items in a whole body before 400 `payload_too_complex`. @default 1000 */
   readonly maxJsonItems?: number | undefined;
   /** Callbacks running at once (in-memory dispatcher). @default 16 */
   readonly concurrency?: number | undefined;

@@ -7,6 +7,9 @@ import type { WebhookRouterOptions } from '../../src/receiver/index.js';
 import { fixtures } from '../../src/testing/index.js';
 import type { WebhookType } from '../../src/schemas/index.js';
 
+/** The structural bounds lifted: prototype keys must still be dropped at any depth. */
+const UNBOUNDED = { maxJsonDepth: Infinity, maxJsonKeys: Infinity, maxJsonItems: Infinity };
+
 /** Sends a Buffer body byte for byte (superagent would serialise it as JSON otherwise). */
 const asIs = (body: unknown): string => body as string;
 
@@ -92,7 +95,7 @@ describe('gap 5: prototype keys at any depth, every body path', () => {
   ])('drops __proto__ and constructor.prototype nested 70 and 5,000 deep (%s)', async (_name, parser) => {
     for (const depth of [70, 5000]) {
       for (const key of ['__proto__', 'constructor', '\\u005f_proto__']) {
-        const { calls, invalid, options } = recording({ maxJsonDepth: 100_000 });
+        const { calls, invalid, options } = recording(UNBOUNDED);
         const router = createWebhookRouter(options);
         const app = express();
         if (parser) app.use(parser);
@@ -111,7 +114,7 @@ describe('gap 5: prototype keys at any depth, every body path', () => {
   });
 
   it('hands onInvalid no prototype key either, at depth 70 on a pre-parsed body', async () => {
-    const { invalid, options } = recording({ maxJsonDepth: 100_000 });
+    const { invalid, options } = recording(UNBOUNDED);
     const router = createWebhookRouter(options);
     const app = express();
     app.use(express.json());
@@ -127,10 +130,45 @@ describe('gap 5: prototype keys at any depth, every body path', () => {
   });
 });
 
+describe('gap 5 with the default bounds', () => {
+  it('refuses a pre-parsed body nesting __proto__ 70 deep as payload_too_complex; nothing reaches a callback', async () => {
+    const { calls, invalid, options } = recording();
+    const router = createWebhookRouter(options);
+    const app = express();
+    app.use(express.json());
+    app.use('/webhooks', router);
+    const body = JSON.stringify(chatbot()).replace(
+      /}$/,
+      `,"extra":${nested(70, '{"__proto__":{"polluted":1}}')}}`,
+    );
+    const res = await request(app)
+      .post('/webhooks/chatbot')
+      .set('content-type', 'application/json')
+      .send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'payload_too_complex', limit: 'maxDepth', max: 32 });
+    await router.idle();
+    expect(calls).toEqual([]);
+    expect(invalid).toEqual([{ payload: undefined, issues: expect.any(Array) as unknown }]);
+  });
+
+  it.each([
+    ['maxJsonDepth', 0],
+    ['maxJsonKeys', 1.5],
+    ['maxJsonItems', -1],
+  ])('rejects %s = %p at construction, naming it', (name, value) => {
+    expect(() => createWebhookRouter({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it('accepts Infinity to lift a bound', () => {
+    expect(() => createWebhookRouter(UNBOUNDED)).not.toThrow();
+  });
+});
+
 describe('gap 10: one verdict whatever the escapes and the depth', () => {
   it.each([
     ['default limits', {}],
-    ['maxJsonDepth raised', { maxJsonDepth: 100_000 }],
+    ['bounds lifted', UNBOUNDED],
   ])('answers the same to a 5,000-deep body with and without escapes (%s)', async (_name, extra) => {
     const { options } = recording({ dedupe: false, ...extra });
     const app = express();
@@ -295,7 +333,7 @@ describe('gap 10: both adapters read paths the same way', () => {
 });
 
 describe('gap 7: body-read deadline', () => {
-  /** Sends headers and part of a body, never ends; resolves with the answer and whether the socket closed. */
+  /** Sends headers and part of a body, never ends; resolves with the answer once the server closed the socket. */
   function postPartially(
     port: number,
     headers: Record<string, string>,
@@ -307,7 +345,10 @@ describe('gap 7: body-read deadline', () => {
         (res) => {
           let body = '';
           res.on('data', (data: Buffer) => (body += data.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+          // Resolved on the socket's close, not the answer's end: the server must hang up.
+          res.socket.once('close', () =>
+            resolve({ status: res.statusCode ?? 0, body, headers: res.headers }),
+          );
         },
       );
       req.on('error', (error: NodeJS.ErrnoException) => {
