@@ -7,7 +7,11 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   unsupported_media_type: 415,
   payload_too_large: 413,
+  request_timeout: 408,
+  headers_too_large: 431,
+  malformed_request: 400,
   invalid_json: 400,
+  payload_too_complex: 400,
   body_unreadable: 400,
   unknown_webhook_type: 400,
   invalid_payload: 400,
@@ -45,8 +49,9 @@ export class UnauthorizedError extends WebhookError {
 
 export class NotFoundError extends WebhookError {
   readonly code = 'not_found';
-  constructor(path: string) {
-    super(`No webhook endpoint at ${JSON.stringify(path)}`);
+  /** The path is not echoed: it may carry a token segment (`/<token>/chatbot`). */
+  constructor() {
+    super('No webhook endpoint here; they are POST /incoming, /status, /session, /events, /chatbot and /');
   }
 }
 
@@ -74,6 +79,50 @@ export class PayloadTooLargeError extends WebhookError {
   }
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), limit: this.limit };
+  }
+}
+
+/** 408: the body did not arrive within `bodyTimeoutMs` (trickled, or shorter than its Content-Length). */
+export class RequestTimeoutError extends WebhookError {
+  readonly code = 'request_timeout';
+  override readonly headers = { connection: 'close' };
+  /** `timeoutMs` undefined: Node's own headersTimeout or requestTimeout ran out. */
+  constructor(readonly timeoutMs?: number) {
+    super(
+      timeoutMs === undefined ? 'Request not received in time' : `Body not received within ${timeoutMs} ms`,
+    );
+  }
+}
+
+/** 431: Node refused the request's headers as too large (counted through `countClientErrors`). */
+export class HeadersTooLargeError extends WebhookError {
+  readonly code = 'headers_too_large';
+  override readonly headers = { connection: 'close' };
+  constructor() {
+    super('Request headers too large');
+  }
+}
+
+/** 400: Node could not parse the request as HTTP (counted through `countClientErrors`). */
+export class MalformedRequestError extends WebhookError {
+  readonly code = 'malformed_request';
+  override readonly headers = { connection: 'close' };
+  constructor(options?: ErrorOptions) {
+    super('Malformed HTTP request', options);
+  }
+}
+
+/** 400: valid JSON whose structure exceeds `maxJsonDepth`, `maxJsonKeys` or `maxJsonItems`. */
+export class PayloadTooComplexError extends WebhookError {
+  readonly code = 'payload_too_complex';
+  constructor(
+    readonly limit: 'maxDepth' | 'maxKeys' | 'maxItems',
+    readonly max: number,
+  ) {
+    super(`Body exceeds the ${limit} bound of ${max}`);
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), limit: this.limit, max: this.max };
   }
 }
 

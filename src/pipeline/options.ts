@@ -9,6 +9,7 @@ import type {
   WebhookHandlers,
 } from '../dispatch/index.js';
 import type { LoggerOptions } from '../logger.js';
+import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json.js';
 import { WEBHOOK_TYPES, type ChatbotPayloadVersion, type WebhookType } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
@@ -74,6 +75,22 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly tokenQueryParam?: string | undefined;
   /** Largest accepted body, in bytes. @default 1_048_576 (1 MiB) */
   readonly bodyLimit?: number | undefined;
+  /**
+   * Longest wait for a whole request body, in milliseconds, from the moment its head passed the
+   * checks: a body trickled slowly, or shorter than its Content-Length, is answered 408 and its
+   * connection closed. Bodies an upstream parser read (`express.json()`) are not covered: set the
+   * server's `requestTimeout` (README, Production). @default 10_000
+   */
+  readonly bodyTimeoutMs?: number | undefined;
+  /**
+   * Deepest nesting of objects and arrays in a body (the root is depth 1); deeper bodies get 400
+   * `payload_too_complex`. `Infinity` turns the bound off. @default 32
+   */
+  readonly maxJsonDepth?: number | undefined;
+  /** Object keys in a whole body before 400 `payload_too_complex`. @default 1000 */
+  readonly maxJsonKeys?: number | undefined;
+  /** Array items in a whole body before 400 `payload_too_complex`. @default 1000 */
+  readonly maxJsonItems?: number | undefined;
   /** Callbacks running at once (in-memory dispatcher). @default 16 */
   readonly concurrency?: number | undefined;
   /** Accepted-but-unfinished events before new ones get 503 + Retry-After. @default 10_000 */
@@ -121,6 +138,7 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 export const DEFAULT_ENQUEUE_TIMEOUT_MS = 2000;
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 const positiveInteger = (name: string, value: number | undefined): void => {
@@ -136,6 +154,24 @@ export function tokensOf(options: Pick<WebhookPipelineOptions, 'token'>): readon
     : typeof options.token === 'string'
       ? [options.token]
       : options.token;
+}
+
+/** A positive integer, or Infinity (no bound). */
+const positiveLimit = (name: string, value: number | undefined): void => {
+  if (value !== undefined && value !== Infinity && (!Number.isInteger(value) || value < 1)) {
+    throw new TypeError(`${name}: expected a positive integer or Infinity, got ${String(value)}`);
+  }
+};
+
+/** The structural bounds of a JSON body, defaults filled in. */
+export function jsonLimitsOf(
+  options: Pick<WebhookPipelineOptions, 'maxJsonDepth' | 'maxJsonKeys' | 'maxJsonItems'>,
+): JsonLimits {
+  return {
+    maxDepth: options.maxJsonDepth ?? DEFAULT_JSON_LIMITS.maxDepth,
+    maxKeys: options.maxJsonKeys ?? DEFAULT_JSON_LIMITS.maxKeys,
+    maxItems: options.maxJsonItems ?? DEFAULT_JSON_LIMITS.maxItems,
+  };
 }
 
 /** The callback names of {@link WebhookHandlers}. */
@@ -171,6 +207,10 @@ export const PIPELINE_OPTION_KEYS = optionKeys<WebhookPipelineOptions>()([
   'statusTracking',
   'capture',
   'onUnfinished',
+  'bodyTimeoutMs',
+  'maxJsonDepth',
+  'maxJsonKeys',
+  'maxJsonItems',
 ]);
 
 /** The keys of {@link DedupeOptions}. */
@@ -227,6 +267,10 @@ export function validatePipelineOptions(
   positiveInteger('bodyLimit', options.bodyLimit);
   positiveInteger('enqueueTimeoutMs', options.enqueueTimeoutMs);
   positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
+  positiveInteger('bodyTimeoutMs', options.bodyTimeoutMs);
+  positiveLimit('maxJsonDepth', options.maxJsonDepth);
+  positiveLimit('maxJsonKeys', options.maxJsonKeys);
+  positiveLimit('maxJsonItems', options.maxJsonItems);
   if (options.retryAfterSeconds !== undefined && !(options.retryAfterSeconds >= 0)) {
     throw new TypeError(
       `retryAfterSeconds: expected a number >= 0, got ${String(options.retryAfterSeconds)}`,

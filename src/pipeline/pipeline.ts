@@ -22,6 +22,7 @@ import {
   InvalidPayloadError,
   MethodNotAllowedError,
   NotFoundError,
+  PayloadTooComplexError,
   PayloadTooLargeError,
   QueueFullError,
   ShuttingDownError,
@@ -39,9 +40,11 @@ import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { detectWebhookType, parseWebhook, WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 import { createTokenCheck, type TokenCheck } from './auth.js';
-import { parseJsonSafely, stripPrototypeKeys } from './json.js';
+import { inspectJson, parseJsonText, scanJsonStructure, scanThreshold, type JsonLimits } from './json.js';
 import {
   DEFAULT_BODY_LIMIT,
+  DEFAULT_BODY_TIMEOUT_MS,
+  jsonLimitsOf,
   DEFAULT_ENQUEUE_TIMEOUT_MS,
   DEFAULT_RETRY_AFTER_SECONDS,
   tokensOf,
@@ -78,6 +81,8 @@ export type RequestBody = { readonly raw: Buffer | string } | { readonly parsed:
 export interface WebhookPipeline {
   /** Largest accepted body, in bytes. */
   readonly bodyLimit: number;
+  /** Longest wait for a whole body, in milliseconds, before 408. */
+  readonly bodyTimeoutMs: number;
   readonly logger: Logger;
   /** Checks a request before its body is read: method, path, token, content type, length. */
   head(request: RequestHead): AcceptedHead | WebhookError;
@@ -86,7 +91,11 @@ export interface WebhookPipeline {
    * promise only when an asynchronous store or dispatcher is involved.
    */
   accept(head: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer>;
-  /** Answers a request the adapter refused itself (e.g. a body over the limit while streaming). */
+  /**
+   * Answers a request the adapter refused itself (e.g. a body over the limit while streaming).
+   * Without a head (refused before {@link head}: a Node-level client error, an upstream body
+   * parser's error) the request is also counted as received.
+   */
   refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;
   /**
    * Stops accepting (503 from now on); waits up to `timeoutMs` for accepted events; true when all
@@ -119,6 +128,9 @@ export function createWebhookPipeline(
   // Redaction (the default) logs no payload value: keys and unlisted values appear as logRefs.
   const redactLogs = redactsLogs(options);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const jsonLimits: JsonLimits = jsonLimitsOf(options);
+  const scanFrom = scanThreshold(jsonLimits);
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const tokens = tokensOf(options);
@@ -178,12 +190,20 @@ export function createWebhookPipeline(
     const route = parseRoute(pathname, checkToken !== undefined);
     const bucket: StatsBucket = route?.type ?? 'unknown';
     stats.inc(bucket, 'received');
-    if (route === undefined) return refuse(bucket, new NotFoundError(pathname));
+    // The path is not echoed: it may hold a token segment.
+    if (route === undefined) return refuse(bucket, new NotFoundError());
     if (request.method !== 'POST') return refuse(bucket, new MethodNotAllowedError(request.method));
     if (checkToken) {
+      // Accepted when any presented token is right: an empty or stale header (a proxy's, a
+      // forgotten default) must not hide the right token in the query or the path.
       const query = queryStart === -1 ? undefined : new URLSearchParams(request.url.slice(queryStart + 1));
-      const presented = request.header(tokenHeader) ?? query?.get(tokenQueryParam) ?? route.pathToken;
-      if (!checkToken(presented ?? undefined)) return refuse(bucket, new UnauthorizedError());
+      if (
+        !checkToken(request.header(tokenHeader)) &&
+        !checkToken(query?.get(tokenQueryParam) ?? undefined) &&
+        !checkToken(route.pathToken)
+      ) {
+        return refuse(bucket, new UnauthorizedError());
+      }
     }
     if (closing) return refuse(bucket, new ShuttingDownError(retryAfter));
     const contentType = request.header('content-type');
@@ -216,6 +236,12 @@ export function createWebhookPipeline(
       );
     }
     return toErrorResponse(error);
+  }
+
+  /** A payload over a structural bound: not handed on, to validation or to onInvalid. */
+  function tooComplex(accepted: AcceptedHead, exceeded: keyof JsonLimits): HttpAnswer {
+    const error = new PayloadTooComplexError(exceeded, jsonLimits[exceeded]);
+    return invalid(accepted, accepted.type, undefined, error);
   }
 
   /** Runs `next` on a value now, or once its promise settles: no promise turn for synchronous stores. */
@@ -263,21 +289,32 @@ export function createWebhookPipeline(
   const DUPLICATE_ANSWER = jsonAnswer(200, ACK_DUPLICATE);
 
   function accept(accepted: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer> {
+    // One parse path for raw and pre-parsed bodies: JSON.parse without a reviver, then one
+    // iterative walk that strips prototype keys and bounds the structure. Its verdict depends on
+    // neither escapes nor depth (a reviver's recursion used to fail ~2,670-deep bodies).
     let payload: unknown;
     if ('raw' in body) {
+      // Large bodies only (smaller ones cannot exceed the key and item bounds): refused before the
+      // parse, which is where a wide 1 MiB body spends its time.
+      if (body.raw.length > scanFrom) {
+        const exceeded = scanJsonStructure(
+          typeof body.raw === 'string' ? Buffer.from(body.raw) : body.raw,
+          jsonLimits,
+        );
+        if (exceeded !== undefined) return tooComplex(accepted, exceeded);
+      }
       try {
-        const parsed = parseJsonSafely(typeof body.raw === 'string' ? body.raw : body.raw.toString('utf8'));
-        payload = parsed.value;
-        if (parsed.sanitized)
-          logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
+        payload = parseJsonText(body.raw);
       } catch (error) {
         return invalid(accepted, accepted.type, undefined, new InvalidJsonError({ cause: error }));
       }
     } else {
       payload = body.parsed;
-      if (stripPrototypeKeys(payload))
-        logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
     }
+    const inspection = inspectJson(payload, jsonLimits);
+    if (inspection.sanitized)
+      logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
+    if (inspection.exceeded !== undefined) return tooComplex(accepted, inspection.exceeded);
 
     const type = accepted.type ?? detectWebhookType(payload);
     if (accepted.type === undefined && type !== undefined) {
@@ -428,10 +465,13 @@ export function createWebhookPipeline(
 
   return {
     bodyLimit,
+    bodyTimeoutMs,
     logger,
     head,
     accept,
     refuse(accepted, error) {
+      // Without a head, the request never passed head(), which counts it received.
+      if (accepted === undefined) stats.inc('unknown', 'received');
       refuse(accepted?.type ?? 'unknown', error);
       return toErrorResponse(error);
     },

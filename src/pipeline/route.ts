@@ -27,8 +27,12 @@ export interface ParsedRoute {
 export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute | undefined {
   const exact = EXACT_ROUTES.get(pathname);
   if (exact) return exact;
-  const segments = pathname.split('/').filter((segment) => segment !== '');
-  if (segments.length > 2) return undefined;
+  // Exact: one leading slash, no empty segment (`//chatbot`), at most one trailing slash. Both
+  // adapters read the sub-path here, so Express and node:http agree on every path.
+  if (pathname.charCodeAt(0) !== SLASH) return undefined;
+  const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
+  const segments = pathname.slice(1, end).split('/');
+  if (segments.length > 2 || segments.includes('')) return undefined;
   const [first, second] = segments;
   if (first === undefined) return { type: undefined, pathToken: undefined };
   if (second === undefined) {
@@ -39,6 +43,8 @@ export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute
   const type = TYPE_BY_PATH.get(second);
   return type && tokensInPath ? { type, pathToken: decodeSegment(first) } : undefined;
 }
+
+const SLASH = 0x2f;
 
 function decodeSegment(segment: string): string {
   try {

@@ -31,7 +31,7 @@ export function send(res: ServerResponse, answer: HttpAnswer): void {
 }
 
 /** The head of a node request as the pipeline reads it: one object per request, no closure. */
-class NodeRequestHead implements RequestHead {
+export class NodeRequestHead implements RequestHead {
   readonly method: string;
   constructor(
     private readonly req: IncomingMessage,
@@ -124,17 +124,24 @@ export function handleRequest(
       send(res, pipeline.refuse(head, error));
       return;
     }
-    collectBody(req, pipeline.bodyLimit, (error, raw) => {
-      if (error) send(res, pipeline.refuse(head, error));
-      else answer(pipeline, req, res, head, { raw }, captureSettings);
-    });
+    collectBody(
+      req,
+      pipeline.bodyLimit,
+      (error, raw) => {
+        // A 408 carries `connection: close`: Node ends the socket once the answer is written,
+        // so the client stops sending a body nobody will read.
+        if (error === undefined) answer(pipeline, req, res, head, { raw }, captureSettings);
+        else send(res, pipeline.refuse(head, error));
+      },
+      pipeline.bodyTimeoutMs,
+    );
   } catch (error) {
     fail(pipeline, res, error);
   }
 }
 
 /** Captures the request when asked, accepts its body and sends the answer. */
-function answer(
+export function answer(
   pipeline: WebhookPipeline,
   req: IncomingMessage,
   res: ServerResponse,

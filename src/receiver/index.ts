@@ -1,3 +1,4 @@
 export * from './express.js';
 export * from './node.js';
+export { webhookErrorHandler } from './express-errors.js';
 export { readBody } from './body.js';

@@ -1,5 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NotFoundError, toErrorResponse } from '../errors.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  HeadersTooLargeError,
+  MalformedRequestError,
+  NotFoundError,
+  RequestTimeoutError,
+  toErrorResponse,
+  type HttpAnswer,
+  type WebhookError,
+} from '../errors.js';
 import { createWebhookPipeline, type WebhookPipelineOptions } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
 import { captureSettingsOf, handleRequest, send } from './handle.js';
@@ -16,6 +25,8 @@ function endsSegment(url: string, index: number): boolean {
 }
 const SLASH = 0x2f;
 const QUESTION_MARK = 0x3f;
+
+const NOT_FOUND = toErrorResponse(new NotFoundError());
 
 /** A node:http request listener serving the webhook endpoints, with its controls. */
 export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) => void) &
@@ -37,10 +48,60 @@ export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandl
     const url = req.url ?? '/';
     if (basePath !== '' && !(url.startsWith(basePath) && endsSegment(url, basePath.length))) {
       req.resume();
-      send(res, toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
+      send(res, NOT_FOUND);
       return;
     }
     handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined, capture);
   }
   return Object.assign(webhookHandler, controlsOf(pipeline));
+}
+
+/** The answer to a request Node refused before any listener saw it, by its error code. */
+function clientErrorOf(error: NodeJS.ErrnoException): WebhookError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new HeadersTooLargeError();
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      // Node's requestTimeout/headersTimeout ran out before the request head was complete.
+      return new RequestTimeoutError();
+    default:
+      return new MalformedRequestError({ cause: error });
+  }
+}
+
+/** Writes a complete HTTP/1.1 answer on a raw socket, then closes it. */
+function writeRaw(socket: Duplex, answer: HttpAnswer): void {
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}`];
+  for (const [name, value] of Object.entries(answer.headers)) head.push(`${name}: ${value}`);
+  head.push('connection: close');
+  socket.end(`${head.join('\r\n')}\r\n\r\n${answer.body}`);
+}
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Counts the requests Node refuses before any request listener sees them (malformed HTTP: 400;
+ * headers over `maxHeaderSize`: 431; a head not received within `headersTimeout`: 408) in the
+ * receiver's `stats()` (`unknown` bucket: received, and invalid or rejected), and answers them
+ * with the library's JSON error body instead of Node's empty one. It takes over the server's
+ * `clientError` event, as Node requires of a listener: a connection reset is left alone. Works
+ * for the Express router too: pass the `http.Server` that `app.listen()` returns.
+ *
+ * @example
+ * const handler = createNodeHandler({ onIncoming: save });
+ * const server = http.createServer(handler);
+ * countClientErrors(server, handler);
+ * server.listen(3000);
+ */
+export function countClientErrors(server: Server, receiver: WebhookReceiverControls): void {
+  server.on('clientError', function webhookClientError(error: NodeJS.ErrnoException, socket: Duplex) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    writeRaw(socket, receiver.pipeline.refuse(undefined, clientErrorOf(error)));
+  });
 }

@@ -94,6 +94,10 @@ function everyPipelineOption(onIncoming: () => void): Every<WebhookPipelineOptio
     statusTracking: { max: 10 },
     capture: () => undefined,
     onUnfinished: () => undefined,
+    bodyTimeoutMs: 5000,
+    maxJsonDepth: 16,
+    maxJsonKeys: 500,
+    maxJsonItems: 500,
   };
 }
 

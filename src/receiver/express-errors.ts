@@ -1,0 +1,77 @@
+import type { ErrorRequestHandler } from 'express';
+import {
+  BodyUnreadableError,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  toErrorResponse,
+  UnsupportedMediaTypeError,
+  WebhookError,
+} from '../errors.js';
+import type { WebhookReceiverControls } from './express.js';
+import { answer, NodeRequestHead, send } from './handle.js';
+
+/** The fields body-parser (express.json(), express.raw(), express.text()) sets on its errors. */
+interface BodyParserError {
+  readonly type: string;
+  readonly status: number;
+  readonly message: string;
+  readonly limit?: number;
+  readonly body?: unknown;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  if (typeof error !== 'object' || error === null) return false;
+  const { type, status } = error as Partial<BodyParserError>;
+  return typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** The library's error for a body-parser error. */
+function webhookErrorOf(error: BodyParserError, contentType: string | undefined): WebhookError {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new PayloadTooLargeError(error.limit ?? 0);
+    case 'entity.parse.failed':
+      return new InvalidJsonError({ cause: error });
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new UnsupportedMediaTypeError(contentType);
+    default:
+      return new BodyUnreadableError(error.message, { cause: error });
+  }
+}
+
+/**
+ * An Express error handler that answers a body parser's failure on a webhook path with the
+ * library's JSON error body (`{ "error": { "code": "invalid_json", ... } }`) instead of Express's
+ * HTML page: bad JSON (400 `invalid_json`), a body over the parser's limit (413), an unsupported
+ * charset or encoding (415), an aborted or unreadable body (400). Mount it after the router, at
+ * the same path. Given the receiver, the request is checked and counted as the router would
+ * (a wrong token still gets 401; `stats()` counts it), and bad JSON reaches `onInvalid`. Any
+ * other error is passed on with `next(error)`.
+ *
+ * @example
+ * app.use(express.json());
+ * app.use('/webhooks', webhooks);
+ * app.use('/webhooks', webhookErrorHandler(webhooks));
+ */
+export function webhookErrorHandler(receiver?: WebhookReceiverControls): ErrorRequestHandler {
+  return function webhookParserError(error: unknown, req, res, next): void {
+    if (!isBodyParserError(error) || res.headersSent) {
+      next(error);
+      return;
+    }
+    const failure = webhookErrorOf(error, req.headers['content-type']);
+    if (receiver === undefined) {
+      send(res, toErrorResponse(failure));
+      return;
+    }
+    const { pipeline } = receiver;
+    const head = pipeline.head(new NodeRequestHead(req, req.url));
+    if (head instanceof WebhookError) send(res, toErrorResponse(head));
+    // The text the parser refused goes through the pipeline's own parse: the same answer as
+    // without express.json(), and onInvalid sees it.
+    else if (failure instanceof InvalidJsonError && typeof error.body === 'string')
+      answer(pipeline, req, res, head, { raw: error.body }, undefined);
+    else send(res, pipeline.refuse(head, failure));
+  };
+}

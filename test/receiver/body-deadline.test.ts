@@ -1,0 +1,40 @@
+import { jest } from '@jest/globals';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { RequestTimeoutError, type WebhookError } from '../../src/errors.js';
+import { collectBody } from '../../src/receiver/body.js';
+
+/** A request stream the test feeds by hand. */
+const fakeRequest = () => new PassThrough() as unknown as IncomingMessage & PassThrough;
+
+describe('collectBody deadline (fake timers)', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+  afterEach(() => jest.useRealTimers());
+
+  it('fails with 408 request_timeout when a trickled body is not complete at the deadline', () => {
+    const req = fakeRequest();
+    const outcomes: (WebhookError | undefined)[] = [];
+    collectBody(req, 1024, (error) => void outcomes.push(error), 10_000);
+    for (let second = 0; second < 9; second++) {
+      req.write('{');
+      jest.advanceTimersByTime(1000);
+    }
+    expect(outcomes).toEqual([]);
+    jest.advanceTimersByTime(1000);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toBeInstanceOf(RequestTimeoutError);
+    expect(outcomes[0]?.status).toBe(408);
+    expect(outcomes[0]?.headers).toMatchObject({ connection: 'close' });
+  });
+
+  it('answers once: a body complete before the deadline is not failed later', async () => {
+    const req = fakeRequest();
+    const outcomes: (WebhookError | undefined)[] = [];
+    collectBody(req, 1024, (error) => void outcomes.push(error), 10_000);
+    req.end('{}');
+    await new Promise((resolve) => setImmediate(resolve));
+    jest.advanceTimersByTime(60_000);
+    expect(outcomes).toEqual([undefined]);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+});
