@@ -1,3 +1,4 @@
 export * from './express.js';
 export * from './node.js';
 export { readBody } from './body.js';
+export * from './fetch.js';
