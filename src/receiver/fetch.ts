@@ -240,48 +240,57 @@ const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
  * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads
  * the node stream directly instead of through a web stream); a body that still comes out longer
  * (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by chunk and
- * cancelled as soon as the limit is passed: nothing past it is buffered.
+ * cancelled as soon as the limit is passed: nothing past it is buffered. A plain function
+ * returning a promise, not an async one: one promise turn less per request on the common path.
  */
-async function readText(request: Request, limit: number): Promise<string | WebhookError> {
+function readText(request: Request, limit: number): Promise<string | WebhookError> {
   if (request.bodyUsed) {
-    return new BodyUnreadableError('the body was already read by another handler');
+    return Promise.resolve(new BodyUnreadableError('the body was already read by another handler'));
   }
-  try {
-    // NaN (an unreadable value) is not <= limit: such a body is streamed.
-    if (Number(request.headers.get('content-length') ?? Number.NaN) <= limit) {
-      const bytes = await request.arrayBuffer();
-      return bytes.byteLength > limit ? new PayloadTooLargeError(limit) : DECODER.decode(bytes);
-    }
-    const body = request.body;
-    if (body === null) return '';
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    const chunks: Uint8Array[] = [];
-    let received = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > limit) {
-        // Stop reading: the runtime discards (or the server drains) the rest after the answer.
-        reader.cancel().catch(IGNORE);
-        return new PayloadTooLargeError(limit);
-      }
-      chunks.push(value);
-    }
-    const [first] = chunks;
-    if (chunks.length === 1 && first) return DECODER.decode(first);
-    const all = new Uint8Array(received);
-    let offset = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return DECODER.decode(all);
-  } catch (error) {
-    return new BodyUnreadableError(error instanceof Error ? error.message : String(error), {
-      cause: error,
-    });
+  // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
+  if (Number(request.headers.get('content-length') ?? Number.NaN) <= limit) {
+    return request
+      .arrayBuffer()
+      .then(
+        (bytes) => (bytes.byteLength > limit ? new PayloadTooLargeError(limit) : DECODER.decode(bytes)),
+        unreadable,
+      );
   }
+  return readStreamed(request.body as ReadableStream<Uint8Array> | null, limit).catch(unreadable);
+}
+
+const unreadable = (error: unknown): WebhookError =>
+  new BodyUnreadableError(error instanceof Error ? error.message : String(error), { cause: error });
+
+/** Reads a body stream chunk by chunk, cancelling it once past `limit`. */
+async function readStreamed(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<string | WebhookError> {
+  if (body === null) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      // Stop reading: the runtime discards (or the server drains) the rest after the answer.
+      reader.cancel().catch(IGNORE);
+      return new PayloadTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  const [first] = chunks;
+  if (chunks.length === 1 && first) return DECODER.decode(first);
+  const all = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return DECODER.decode(all);
 }
 
 /** Headers never written to a capture. */
