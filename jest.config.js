@@ -5,7 +5,16 @@ export default {
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    // Fastify's inject() requires light-my-request, which requires cookie 2, published as ESM only:
+    // jest cannot require() ESM before Node 24.9, so that one file is compiled to CommonJS.
+    '/light-my-request/node_modules/cookie/.+\\.js$': [
+      'ts-jest',
+      { useESM: false, isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs' } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(light-my-request/node_modules/)?cookie/dist/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testTimeout: 30000,
 };

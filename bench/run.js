@@ -6,6 +6,7 @@
 //   node bench/run.js [--quick] [--only=1,3] [--rounds=N] [--seconds=S] [--profile] [--ladder]
 //
 // --rounds, --seconds: rounds and seconds per run of scenario 1 (default 3 rounds of 1.5 s).
+// --adapter-rounds: rounds of scenario 6, the Fastify plugin and fetch handler (default 1).
 // --ladder: also the cost ladders of scenario 1 (several minutes more; use with --only=1).
 //
 // --quick: one round of 1-second runs (a smoke test, numbers not meant to be quoted).
@@ -21,6 +22,7 @@ import { summarizeProfile } from './lib/profile.js';
 import { fixed, geomean, int, median, percent, ratio, table, verdict } from './lib/table.js';
 import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
 import { WEBHOOK_TYPES } from './lib/bodies.js';
+import { scenarioAdapters } from './adapters.js';
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -763,6 +765,22 @@ async function main() {
     () => scenarioDedupe(),
     () => scenarioEmulator(),
     () => scenarioRedis(load),
+    // Scenario 6 (bench/adapters.js): the Fastify plugin and the fetch handler vs their frameworks.
+    async () => {
+      results.scenarios.adapters = await scenarioAdapters({
+        load,
+        startServer: (script, config) =>
+          child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
+        stop,
+        measure,
+        target,
+        log,
+        quick,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: Number(args.get('adapter-rounds') ?? 1),
+      });
+    },
   ];
   results.scenarioSeconds = {};
   for (const [index, scenario] of scenarios.entries()) {

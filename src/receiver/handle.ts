@@ -62,7 +62,8 @@ export function captureSettingsOf(options: WebhookPipelineOptions): CaptureSetti
     : { sink: options.capture, tokenHeader: (options.tokenHeader ?? 'x-webhook-token').toLowerCase() };
 }
 
-function capture(
+/** Hands a request to the capture sink, secret headers dropped; a failing sink is logged, never thrown. */
+export function capture(
   settings: CaptureSettings,
   req: IncomingMessage,
   head: AcceptedHead,

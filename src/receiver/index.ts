@@ -2,3 +2,4 @@ export * from './express.js';
 export * from './node.js';
 export { webhookErrorHandler } from './express-errors.js';
 export { readBody } from './body.js';
+export * from './fetch.js';

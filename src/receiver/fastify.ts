@@ -1,0 +1,175 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
+import {
+  createWebhookPipeline,
+  type AcceptedHead,
+  type RequestBody,
+  type RequestHead,
+  type WebhookPipeline,
+  type WebhookPipelineOptions,
+} from '../pipeline/index.js';
+import { collectBody } from './body.js';
+import { controlsOf, type WebhookReceiverControls } from './express.js';
+import { capture, captureSettingsOf, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The webhook receiver's controls: `stats()`, `idle()`, `close()` (messaging-webhooks/fastify). */
+    webhooks: WebhookReceiverControls;
+  }
+}
+
+/** Options of {@link webhooksPlugin}: the pipeline's, plus Fastify's `prefix`. */
+export interface FastifyWebhooksOptions extends WebhookPipelineOptions {
+  /** Where the endpoints live, e.g. `/webhooks` (Fastify's own register option). @default '' */
+  readonly prefix?: string | undefined;
+  /**
+   * How long Fastify's `close()` waits for queued callbacks (the plugin's `onClose` hook calls
+   * `webhooks.close(closeTimeoutMs)`). @default 10_000
+   */
+  readonly closeTimeoutMs?: number | undefined;
+}
+
+/** Default wait for queued callbacks when Fastify closes, in milliseconds. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+/** The head of a Fastify request as the pipeline reads it. */
+class FastifyRequestHead implements RequestHead {
+  readonly method: string;
+  constructor(
+    private readonly request: FastifyRequest,
+    readonly url: string,
+  ) {
+    this.method = request.method;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+}
+
+/** Writes an answer through Fastify's reply. */
+function send(reply: FastifyReply, answer: HttpAnswer): void {
+  if (reply.sent) return;
+  void reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
+
+/**
+ * The routes, in a scope of their own: its content-type parser hands every body over unread, so
+ * the pipeline reads it itself (limit enforced while reading, 413 past it, raw text kept for
+ * validation and capture) and answers 415 itself. Registered without fastify-plugin, so the
+ * parser stays in this scope and the rest of the app keeps Fastify's JSON parser.
+ */
+function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | undefined) {
+  return function webhookRoutes(scope: FastifyInstance, _options: unknown, done: () => void): void {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // Fastify matched the prefix; the pipeline reads the path below it (`/chatbot`, `/<token>/status`).
+    const prefixLength = scope.prefix.length;
+
+    function answer(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      head: AcceptedHead,
+      body: RequestBody,
+    ): void {
+      try {
+        if (captureSettings) capture(captureSettings, request.raw, head, body, pipeline.logger);
+        const answered = pipeline.accept(head, body);
+        if (answered instanceof Promise) {
+          answered.then(
+            (value) => send(reply, value),
+            (error: unknown) => fail(reply, error),
+          );
+        } else {
+          send(reply, answered);
+        }
+      } catch (error) {
+        fail(reply, error);
+      }
+    }
+
+    function fail(reply: FastifyReply, error: unknown): void {
+      pipeline.logger.error({ err: error }, 'webhook request failed');
+      send(reply, INTERNAL_ERROR);
+    }
+
+    function webhookRoute(request: FastifyRequest, reply: FastifyReply): void {
+      try {
+        const head = pipeline.head(new FastifyRequestHead(request, request.url.slice(prefixLength)));
+        // The body stream the parser above handed over; none when the request has no body.
+        const stream = request.body as Readable | undefined;
+        if (head instanceof WebhookError) {
+          // Nothing will read the body: discard it rather than leave the socket stalled.
+          stream?.resume();
+          send(reply, toErrorResponse(head));
+          return;
+        }
+        if (stream === undefined) {
+          answer(request, reply, head, { raw: '' });
+          return;
+        }
+        collectBody(stream as FastifyRequest['raw'], pipeline.bodyLimit, (error, raw) => {
+          if (error) send(reply, pipeline.refuse(head, error));
+          else answer(request, reply, head, { raw });
+        });
+      } catch (error) {
+        fail(reply, error);
+      }
+    }
+
+    scope.all('/', webhookRoute);
+    scope.all('/*', webhookRoute);
+    done();
+  };
+}
+
+const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
+  // Fastify's own register options stay with Fastify; the pipeline rejects keys it does not know.
+  const {
+    prefix = '',
+    closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS,
+    logLevel: _logLevel,
+    logSerializers: _logSerializers,
+    ...pipelineOptions
+  } = options as FastifyWebhooksOptions & { logLevel?: unknown; logSerializers?: unknown };
+  if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 1) {
+    throw new TypeError(`closeTimeoutMs: expected a positive integer, got ${String(closeTimeoutMs)}`);
+  }
+  const pipeline = createWebhookPipeline(pipelineOptions);
+  const controls = controlsOf(pipeline);
+  // On the app (fastify-plugin lifts this plugin's encapsulation): app.webhooks.stats().
+  fastify.decorate('webhooks', controls);
+  // Fastify closes the server first (no new requests), then runs onClose: the queue drains here.
+  fastify.addHook('onClose', async () => {
+    const drained = await controls.close(closeTimeoutMs);
+    if (!drained) pipeline.logger.warn({ closeTimeoutMs }, 'webhook callbacks still queued at close');
+  });
+  await fastify.register(routesOf(pipeline, captureSettingsOf(pipelineOptions)), { prefix });
+};
+
+/**
+ * The Fastify plugin of the webhook receiver: POST `{prefix}/incoming`, `/status`, `/session`,
+ * `/events`, `/chatbot` and `{prefix}/` (type detected from the payload), over the same pipeline
+ * as the Express router (same options, answers and error bodies). The body is read raw by the
+ * plugin's own content-type parser, for its routes only. Decorates the app with `webhooks`
+ * (`stats()`, `idle()`, `close()`); Fastify's `close()` waits up to `closeTimeoutMs` for queued
+ * callbacks. Register it once per app.
+ *
+ * @example
+ * import Fastify from 'fastify';
+ * import { webhooksPlugin } from 'messaging-webhooks/fastify';
+ * const app = Fastify({ logger: true });
+ * await app.register(webhooksPlugin, { prefix: '/webhooks', token: process.env.WEBHOOK_TOKEN, onChatbot });
+ * await app.listen({ port: 3000 });
+ * process.on('SIGTERM', () => void app.close());
+ */
+export const webhooksPlugin = fastifyPlugin(webhooks, {
+  fastify: '5.x',
+  name: 'messaging-webhooks',
+});
+
+export default webhooksPlugin;
