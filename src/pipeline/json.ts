@@ -169,16 +169,28 @@ const BOM = 0xfeff;
  * JSON, a TypeError when the bytes are not UTF-8. `isUtf8` is native (simdutf): far cheaper than
  * the parse that follows.
  */
-export function parseJsonText(raw: Buffer | string): unknown {
+export function parseJsonText(raw: Uint8Array | string): unknown {
   let text: string;
   if (typeof raw === 'string') {
     text = raw.charCodeAt(0) === BOM ? raw.slice(1) : raw;
   } else {
     if (!isUtf8(raw)) throw new TypeError('body is not valid UTF-8');
     const start = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
-    text = raw.toString('utf8', start);
+    // Node adapters hand a Buffer (its toString is the fast path); the fetch handler a Uint8Array.
+    text = Buffer.isBuffer(raw) ? raw.toString('utf8', start) : UTF8.decode(raw.subarray(start));
   }
   return JSON.parse(text) as unknown;
+}
+
+/** Already checked with isUtf8, so nothing is replaced; keeps a BOM (skipped by the caller). */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * A raw body as text for a capture record: invalid bytes become U+FFFD there (a capture keeps
+ * what arrived as closely as text can; the pipeline itself refuses such a body).
+ */
+export function bodyText(raw: Uint8Array | string): string {
+  return typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : UTF8.decode(raw);
 }
 
 /**

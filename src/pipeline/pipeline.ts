@@ -72,7 +72,7 @@ export interface AcceptedHead {
 }
 
 /** The body as the adapter has it: raw bytes, or a value a body parser already produced. */
-export type RequestBody = { readonly raw: Buffer | string } | { readonly parsed: unknown };
+export type RequestBody = { readonly raw: Uint8Array | string } | { readonly parsed: unknown };
 
 /**
  * The framework-free webhook pipeline: authenticate → parse → validate → dedupe → enqueue → ack.

@@ -45,6 +45,25 @@ export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute
 }
 
 const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
+
+/** A mount path as the node and fetch adapters compare it: no trailing slash, '' for none. */
+export function normaliseBasePath(basePath: string | undefined): string {
+  return (basePath ?? '').replace(/\/+$/, '');
+}
+
+/**
+ * The path and query below `basePath` (normalised), or undefined when `url` is not under it: the
+ * prefix must end a path segment (its end, a `/` or a `?`), so `/webhooks` does not match
+ * `/webhooksX`. Exact and case-sensitive, like {@link parseRoute}.
+ */
+export function belowBasePath(url: string, basePath: string): string | undefined {
+  if (basePath === '') return url;
+  if (!url.startsWith(basePath)) return undefined;
+  const next = url.charCodeAt(basePath.length);
+  if (!(Number.isNaN(next) || next === SLASH || next === QUESTION_MARK)) return undefined;
+  return url.slice(basePath.length) || '/';
+}
 
 function decodeSegment(segment: string): string {
   try {

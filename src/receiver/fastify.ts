@@ -139,7 +139,7 @@ const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, opt
   if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 1) {
     throw new TypeError(`closeTimeoutMs: expected a positive integer, got ${String(closeTimeoutMs)}`);
   }
-  const pipeline = createWebhookPipeline(pipelineOptions);
+  const pipeline = createWebhookPipeline(pipelineOptions, { factory: 'webhooksPlugin' });
   const controls = controlsOf(pipeline);
   // On the app (fastify-plugin lifts this plugin's encapsulation): app.webhooks.stats().
   fastify.decorate('webhooks', controls);

@@ -14,7 +14,9 @@ import {
   type WebhookJob,
 } from '../dispatch/index.js';
 import {
+  belowBasePath,
   createWebhookPipeline,
+  normaliseBasePath,
   type AcceptedHead,
   type CaptureSink,
   type RequestHead,
@@ -24,6 +26,7 @@ import {
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
 import { INTERNAL_ERROR } from './handle.js';
+import { bodyText } from '../pipeline/json.js';
 
 /**
  * Keeps a serverless invocation alive until a promise settles: Cloudflare Workers'
@@ -220,22 +223,9 @@ function pathAndQuery(url: string): string {
   return hash === -1 ? url.slice(start) : url.slice(start, hash);
 }
 
-/** Whether `url` ends a path segment at `index`: at its end, a `/` or a `?`. */
-function endsSegment(url: string, index: number): boolean {
-  const next = url.charCodeAt(index);
-  return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK;
-}
-const SLASH = 0x2f;
-const QUESTION_MARK = 0x3f;
-
 /**
- * UTF-8 decoding that keeps a byte-order mark and replaces invalid sequences, as the node
- * adapters' `Buffer.toString('utf8')` does, so every adapter hands the pipeline the same text.
- */
-const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/**
- * Reads a request body up to `limit` bytes as text. With a declared Content-Length (already
+ * Reads a request body up to `limit` bytes, as bytes: the pipeline decodes them (strict UTF-8, a
+ * BOM skipped) exactly as it does the node adapters' Buffers. With a declared Content-Length (already
  * checked against the limit by the pipeline's head), the body is read at once: the HTTP framing
  * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads
  * the node stream directly instead of through a web stream); a body that still comes out longer
@@ -243,7 +233,7 @@ const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
  * cancelled as soon as the limit is passed: nothing past it is buffered. A plain function
  * returning a promise, not an async one: one promise turn less per request on the common path.
  */
-function readText(request: Request, limit: number): Promise<string | WebhookError> {
+function readBytes(request: Request, limit: number): Promise<Uint8Array | WebhookError> {
   if (request.bodyUsed) {
     return Promise.resolve(new BodyUnreadableError('the body was already read by another handler'));
   }
@@ -252,7 +242,7 @@ function readText(request: Request, limit: number): Promise<string | WebhookErro
     return request
       .arrayBuffer()
       .then(
-        (bytes) => (bytes.byteLength > limit ? new PayloadTooLargeError(limit) : DECODER.decode(bytes)),
+        (bytes) => (bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),
         unreadable,
       );
   }
@@ -266,8 +256,8 @@ const unreadable = (error: unknown): WebhookError =>
 async function readStreamed(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-): Promise<string | WebhookError> {
-  if (body === null) return '';
+): Promise<Uint8Array | WebhookError> {
+  if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -283,14 +273,14 @@ async function readStreamed(
     chunks.push(value);
   }
   const [first] = chunks;
-  if (chunks.length === 1 && first) return DECODER.decode(first);
+  if (chunks.length === 1 && first) return first;
   const all = new Uint8Array(received);
   let offset = 0;
   for (const chunk of chunks) {
     all.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return DECODER.decode(all);
+  return all;
 }
 
 /** Headers never written to a capture. */
@@ -301,7 +291,7 @@ function capture(
   tokenHeader: string,
   request: Request,
   head: AcceptedHead,
-  body: string,
+  body: Uint8Array,
   logger: WebhookPipeline['logger'],
 ): void {
   try {
@@ -315,12 +305,14 @@ function capture(
       path: head.type === undefined ? '/' : `/${WEBHOOK_PATHS[head.type]}`,
       type: head.type,
       headers,
-      body,
+      body: bodyText(body),
     });
   } catch (error) {
     logger.error({ err: error }, 'capture sink failed');
   }
 }
+
+const NOT_FOUND = toErrorResponse(new NotFoundError());
 
 const respond = (answer: HttpAnswer): Response =>
   new Response(answer.body, { status: answer.status, headers: answer.headers });
@@ -352,25 +344,22 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
   }
   // The pipeline gets its own options only (it rejects keys it does not know).
   const { basePath: givenBasePath, waitUntil, ...pipelineOptions } = options;
-  const basePath = (givenBasePath ?? '').replace(/\/+$/, '');
+  const basePath = normaliseBasePath(givenBasePath);
   const followed = new Followed();
-  const pipeline = createWebhookPipeline(withFollowedDispatcher(pipelineOptions, followed));
+  const pipeline = createWebhookPipeline(withFollowedDispatcher(pipelineOptions, followed), {
+    factory: 'createFetchHandler',
+  });
   const sink = options.capture;
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
 
   async function webhookFetchHandler(request: Request, context?: FetchHandlerContext): Promise<Response> {
     try {
-      let url = pathAndQuery(request.url);
-      if (basePath !== '') {
-        if (!(url.startsWith(basePath) && endsSegment(url, basePath.length))) {
-          return respond(toErrorResponse(new NotFoundError(url.split('?')[0] ?? url)));
-        }
-        url = url.slice(basePath.length) || '/';
-      }
+      const url = belowBasePath(pathAndQuery(request.url), basePath);
+      if (url === undefined) return respond(NOT_FOUND);
       const head = pipeline.head(new FetchRequestHead(request.headers, request.method, url));
       // Refused before the body: it is left unread, and the runtime discards it.
       if (head instanceof WebhookError) return respond(toErrorResponse(head));
-      const body = await readText(request, pipeline.bodyLimit);
+      const body = await readBytes(request, pipeline.bodyLimit);
       if (body instanceof WebhookError) return respond(pipeline.refuse(head, body));
       if (sink) capture(sink, tokenHeader, request, head, body, pipeline.logger);
       const keeper = typeof context?.waitUntil === 'function' ? context : undefined;

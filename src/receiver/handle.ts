@@ -16,6 +16,7 @@ import type {
 } from '../pipeline/index.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 import { collectBody } from './body.js';
+import { bodyText } from '../pipeline/json.js';
 
 /** The answer to a request that failed inside the library (a bug): never a stack trace. */
 export const INTERNAL_ERROR = jsonAnswer(
@@ -83,7 +84,7 @@ export function capture(
       path: head.type === undefined ? '/' : `/${WEBHOOK_PATHS[head.type]}`,
       type: head.type,
       headers,
-      body: typeof raw === 'string' ? raw : raw.toString('utf8'),
+      body: bodyText(raw),
     });
   } catch (error) {
     logger.error({ err: error }, 'capture sink failed');

@@ -9,7 +9,12 @@ import {
   type HttpAnswer,
   type WebhookError,
 } from '../errors.js';
-import { createWebhookPipeline, type WebhookPipelineOptions } from '../pipeline/index.js';
+import {
+  belowBasePath,
+  createWebhookPipeline,
+  normaliseBasePath,
+  type WebhookPipelineOptions,
+} from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
 import { captureSettingsOf, handleRequest, send } from './handle.js';
 
@@ -17,14 +22,6 @@ export interface NodeHandlerOptions extends WebhookPipelineOptions {
   /** Path prefix the endpoints live under, e.g. `/webhooks`. @default '' */
   readonly basePath?: string | undefined;
 }
-
-/** Whether `url` ends a path segment at `index`: at its end, a `/` or a `?`. */
-function endsSegment(url: string, index: number): boolean {
-  const next = url.charCodeAt(index);
-  return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK;
-}
-const SLASH = 0x2f;
-const QUESTION_MARK = 0x3f;
 
 const NOT_FOUND = toErrorResponse(new NotFoundError());
 
@@ -42,16 +39,16 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) =>
  */
 export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandler {
   const pipeline = createWebhookPipeline(options, { factory: 'createNodeHandler', extraKeys: ['basePath'] });
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const basePath = normaliseBasePath(options.basePath);
   const capture = captureSettingsOf(options);
   function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    if (basePath !== '' && !(url.startsWith(basePath) && endsSegment(url, basePath.length))) {
+    const url = belowBasePath(req.url ?? '/', basePath);
+    if (url === undefined) {
       req.resume();
       send(res, NOT_FOUND);
       return;
     }
-    handleRequest(pipeline, req, res, url.slice(basePath.length) || '/', undefined, capture);
+    handleRequest(pipeline, req, res, url, undefined, capture);
   }
   return Object.assign(webhookHandler, controlsOf(pipeline));
 }

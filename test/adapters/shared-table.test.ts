@@ -12,7 +12,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const CHATBOT = JSON.stringify(fixtures.chatbot.v2.INCOMING);
 const post = (
   path: string,
-  body: string = CHATBOT,
+  body: string | Buffer = CHATBOT,
   headers: Record<string, string> = JSON_HEADERS,
 ): Sent => ({
   path,
@@ -66,6 +66,15 @@ const BAD_INPUTS: readonly Row[] = [
     code: 'invalid_json',
   },
   { name: 'an empty body', sent: post('/webhooks/chatbot', ''), status: 400, code: 'invalid_json' },
+  {
+    // Issue 16 gap 10: strict UTF-8 on every adapter (the fetch handler once decoded with U+FFFD).
+    name: 'a body that is not valid UTF-8',
+    sent: post('/webhooks/chatbot', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])),
+    status: 400,
+    code: 'invalid_json',
+  },
+  { name: 'an empty path segment', sent: post('/webhooks//chatbot'), status: 404, code: 'not_found' },
+  { name: 'an endpoint in capitals', sent: post('/webhooks/CHATBOT'), status: 404, code: 'not_found' },
   {
     name: 'a payload that fails its schema',
     sent: post('/webhooks/chatbot', '{"eventId":"e-1"}'),
@@ -162,6 +171,15 @@ describe.each(ADAPTERS)('$name', (adapter) => {
     expect((await receiver.send(sent)).status).toBe(200);
     await receiver.controls.idle();
     expect(seen).toHaveLength(1);
+  });
+
+  it('accepts a body that starts with a UTF-8 byte order mark', async () => {
+    const { seen, onChatbot } = recorder();
+    const receiver = await mount({ onChatbot });
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(CHATBOT)]);
+    expect((await receiver.send(post('/webhooks/chatbot', withBom))).status).toBe(200);
+    await receiver.controls.idle();
+    expect(seen).toEqual([fixtures.chatbot.v2.INCOMING.eventId]);
   });
 
   it('acknowledges a redelivery as a duplicate and runs the callback once', async () => {
