@@ -6,6 +6,11 @@ export default {
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The examples import the package by name, as an app does; here that name is src/ (tsconfig `paths`).
+    '^messaging-webhooks$': '<rootDir>/src/index.ts',
+    '^messaging-webhooks/(schemas|emulator|testing|client|redis)$': '<rootDir>/src/$1/index.ts',
+  },
   testTimeout: 30000,
 };
