@@ -15,6 +15,11 @@ export default {
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(light-my-request/node_modules/)?cookie/dist/)'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The examples import the package by name, as an app does; here that name is src/ (tsconfig `paths`).
+    '^messaging-webhooks$': '<rootDir>/src/index.ts',
+    '^messaging-webhooks/(schemas|emulator|testing|client|redis|fastify)$': '<rootDir>/src/$1/index.ts',
+  },
   testTimeout: 30000,
 };

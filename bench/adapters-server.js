@@ -60,7 +60,7 @@ switch (config.kind) {
     break;
   }
   case 'fastify-plugin': {
-    const { webhooksPlugin } = await import('../dist/receiver/fastify.js');
+    const { webhooksPlugin } = await import('../dist/fastify/index.js');
     const app = Fastify();
     await app.register(webhooksPlugin, { prefix: '/webhooks', ...callbacks });
     receiver = app.webhooks;

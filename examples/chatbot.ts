@@ -7,14 +7,15 @@
  * Run (with a TypeScript runner): npx tsx examples/chatbot.ts — it starts the emulator and the
  * bot, plays a short conversation and prints it.
  *
- * In your app, import from 'messaging-webhooks' and 'messaging-webhooks/emulator' instead of '../src/...'.
+ * The imports name the package as an app does; inside this repository tsconfig.json `paths`
+ * (and jest's moduleNameMapper) point them at src/.
  */
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createWebhookRouter, type ChatbotEvent, type WebhookRouter } from '../src/index.js';
-import { createEmulator, DEFAULT_API_KEYS } from '../src/emulator/index.js';
+import { createWebhookRouter, type ChatbotEvent, type WebhookRouter } from 'messaging-webhooks';
+import { createEmulator, DEFAULT_API_KEYS } from 'messaging-webhooks/emulator';
 
 /** Sends the bot's answer into a chat. */
 export type SendReply = (chatParticipantId: string, text: string) => Promise<void>;

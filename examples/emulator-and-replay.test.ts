@@ -3,8 +3,8 @@
  * no sleeps (wait on emulator.idle() and router.idle()), no fixed ports.
  *
  * Run: NODE_OPTIONS=--experimental-vm-modules npx jest --roots examples
- * In your tests, import from 'messaging-webhooks', 'messaging-webhooks/emulator' and
- * 'messaging-webhooks/testing' instead of '../src/...'.
+ * The imports name the package as an app does; inside this repository tsconfig.json `paths`
+ * (and jest's moduleNameMapper) point them at src/.
  */
 import express from 'express';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,15 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import request from 'supertest';
-import { createEmulator, DEFAULT_API_KEYS, type Emulator } from '../src/emulator/index.js';
-import { createWebhookRouter, type WebhookType } from '../src/index.js';
+import { createEmulator, DEFAULT_API_KEYS, type Emulator } from 'messaging-webhooks/emulator';
+import { createWebhookRouter, type WebhookType } from 'messaging-webhooks';
 import {
   createJsonlCapture,
   fixtures,
   readCapture,
   replay,
   type CaptureRecord,
-} from '../src/testing/index.js';
+} from 'messaging-webhooks/testing';
 import { createChatbotRouter, emulatorReplySender, listenLocally } from './chatbot.js';
 import { createProductionApp, shutdown } from './production-app.js';
 

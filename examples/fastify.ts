@@ -11,7 +11,7 @@
 import Fastify from 'fastify';
 import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
-import { webhooksPlugin } from '../src/receiver/fastify.js';
+import { webhooksPlugin } from 'messaging-webhooks/fastify';
 
 /** Builds the app: the webhook plugin under /webhooks and a health route reading its stats. */
 export async function createFastifyApp(token: string) {

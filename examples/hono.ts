@@ -14,7 +14,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { pathToFileURL } from 'node:url';
-import { createFetchHandler, type FetchWebhookHandler } from '../src/index.js';
+import { createFetchHandler, type FetchWebhookHandler } from 'messaging-webhooks';
 
 /** The Hono app and the webhook handler behind it (for its stats and close). */
 export function createHonoApp(token: string): { app: Hono; webhooks: FetchWebhookHandler } {

@@ -12,7 +12,7 @@
  * In your app, import from 'messaging-webhooks' instead of '../src/...', and `after` from
  * 'next/server' (declared here so this example compiles without Next.js installed).
  */
-import { createFetchHandler } from '../src/index.js';
+import { createFetchHandler } from 'messaging-webhooks';
 
 /** Next.js's `after` (next/server): runs work after the response without the runtime freezing it. */
 declare function after(task: Promise<unknown>): void;

@@ -9,14 +9,15 @@
  * e.g. .../webhooks/change-me/incoming (the platform does not sign requests: the token in the
  * URL is what authenticates them).
  *
- * In your app, import from 'messaging-webhooks' and 'messaging-webhooks/testing' instead of '../src/...'.
+ * The imports name the package as an app does; inside this repository tsconfig.json `paths`
+ * (and jest's moduleNameMapper) point them at src/.
  */
 import express from 'express';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { pino, type Logger } from 'pino';
-import { createWebhookRouter, spillToJsonl, type WebhookRouter } from '../src/index.js';
-import { createJsonlCapture, type JsonlCapture } from '../src/testing/index.js';
+import { createWebhookRouter, spillToJsonl, type WebhookRouter } from 'messaging-webhooks';
+import { createJsonlCapture, type JsonlCapture } from 'messaging-webhooks/testing';
 
 /** What the app needs from its environment. */
 export interface ProductionAppOptions {

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
 import {
   BodyUnreadableError,
   InvalidJsonError,
@@ -7,7 +7,7 @@ import {
   UnsupportedMediaTypeError,
   WebhookError,
 } from '../errors.js';
-import type { WebhookReceiverControls } from './express.js';
+import type { WebhookReceiverControls, WebhookRouterNext, WebhookRouterRequest } from './express.js';
 import { answer, NodeRequestHead, send } from './handle.js';
 
 /** The fields body-parser (express.json(), express.raw(), express.text()) sets on its errors. */
@@ -41,6 +41,17 @@ function webhookErrorOf(error: BodyParserError, contentType: string | undefined)
 }
 
 /**
+ * An Express error-handling middleware (four parameters), typed structurally like the router so
+ * that an app using only the node handler needs no Express types.
+ */
+export type WebhookErrorHandler = (
+  error: unknown,
+  req: WebhookRouterRequest,
+  res: ServerResponse,
+  next: WebhookRouterNext,
+) => void;
+
+/**
  * An Express error handler that answers a body parser's failure on a webhook path with the
  * library's JSON error body (`{ "error": { "code": "invalid_json", ... } }`) instead of Express's
  * HTML page: bad JSON (400 `invalid_json`), a body over the parser's limit (413), an unsupported
@@ -54,8 +65,8 @@ function webhookErrorOf(error: BodyParserError, contentType: string | undefined)
  * app.use('/webhooks', webhooks);
  * app.use('/webhooks', webhookErrorHandler(webhooks));
  */
-export function webhookErrorHandler(receiver?: WebhookReceiverControls): ErrorRequestHandler {
-  return function webhookParserError(error: unknown, req, res, next): void {
+export function webhookErrorHandler(receiver?: WebhookReceiverControls): WebhookErrorHandler {
+  return function webhookParserError(error, req, res, next): void {
     if (!isBodyParserError(error) || res.headersSent) {
       next(error);
       return;

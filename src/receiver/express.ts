@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createWebhookPipeline,
   type WebhookPipeline,
@@ -22,8 +22,30 @@ export interface WebhookReceiverControls {
   readonly pipeline: WebhookPipeline;
 }
 
-/** An Express middleware serving the webhook endpoints, with its controls. */
-export type WebhookRouter = ((req: Request, res: Response, next: NextFunction) => void) &
+/**
+ * The request the router reads: a node request, with `body` set when a body parser ran before it.
+ * Structural, so the declarations need no `@types/express`: an Express `Request` is one.
+ */
+export interface WebhookRouterRequest extends IncomingMessage {
+  /** The path under the mount point (Express strips the prefix `app.use` was given). */
+  url: string;
+  /** Set by a body parser mounted before the router; undefined otherwise. */
+  body?: unknown;
+}
+
+/** The `next` callback of a middleware (the router answers every request itself and never calls it). */
+export type WebhookRouterNext = (error?: unknown) => void;
+
+/**
+ * An Express middleware serving the webhook endpoints, with its controls. Its parameters are the
+ * node request and response types Express's own extend, so `app.use('/webhooks', router)` type-checks
+ * while an app using only `createNodeHandler` needs no Express types.
+ */
+export type WebhookRouter = ((
+  req: WebhookRouterRequest,
+  res: ServerResponse,
+  next: WebhookRouterNext,
+) => void) &
   WebhookReceiverControls;
 
 /** The controls of a receiver over `pipeline`. */
@@ -54,7 +76,7 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
 export function createWebhookRouter(options: WebhookRouterOptions): WebhookRouter {
   const pipeline = createWebhookPipeline(options, { factory: 'createWebhookRouter' });
   const capture = captureSettingsOf(options);
-  function webhookRouter(req: Request, res: Response, _next: NextFunction): void {
+  function webhookRouter(req: WebhookRouterRequest, res: ServerResponse, _next: WebhookRouterNext): void {
     // A body parser mounted before the router leaves req.body set (Express 5 leaves it undefined otherwise).
     const preParsed = req.body === undefined ? undefined : { body: req.body as unknown };
     handleRequest(pipeline, req, res, req.url, preParsed, capture);
