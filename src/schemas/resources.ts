@@ -440,6 +440,20 @@ export const chatParticipantSchema = z.looseObject({
 /** The ChatParticipant resource. */
 export type ChatParticipant = z.infer<typeof chatParticipantSchema>;
 
+/**
+ * The ChatParticipant as the non-deprecated operations return it (GET ChatParticipant, v2
+ * terminate and reopen): Authentication point 7 keeps credentials to the deprecated operations,
+ * so assignedTo and lastAssignedAgent are credential-free user records ({@link userResponseSchema}).
+ * A plain object schema: anything undocumented, credentials included, is stripped.
+ */
+export const chatParticipantViewSchema = z.object({
+  ...chatParticipantSchema.shape,
+  assignedTo: userResponseSchema.nullish(),
+  lastAssignedAgent: userResponseSchema.nullish(),
+});
+/** A credential-free ChatParticipant (non-deprecated operations). */
+export type ChatParticipantView = z.infer<typeof chatParticipantViewSchema>;
+
 /** A content row of the number lookup (MessagingClientNumberResponse). */
 export const messagingClientNumberSchema = z.looseObject({
   /** Client-number link id: not to be used as messagingNumberId. */
@@ -750,7 +764,8 @@ export function renderSystemUser(
     id: record.id,
     email: s('email'),
     password: s('password') === null ? null : MASKED_PASSWORD,
-    tempPassword: s('tempPassword'),
+    // point 7: a temporary password is returned once, at creation; afterwards it is masked
+    tempPassword: s('tempPassword') === null ? null : MASKED_PASSWORD,
     role: s('role') ?? 'CLIENT',
     liveChatRole: s('liveChatRole'),
     primaryEmailAddress: s('primaryEmailAddress'),
@@ -846,15 +861,20 @@ export function renderUserSummary(record: UserRecord): UserSummary {
 
 /**
  * Renders a ChatParticipant with every documented field. `resolveUser` turns the stored agent
- * ids of assignedTo and lastAssignedAgent into SystemUser objects (null when unknown).
+ * ids of assignedTo and lastAssignedAgent into user records (null when unknown): SystemUser
+ * objects for the deprecated terminate, credential-free UserResponse objects for the other
+ * operations (Authentication point 7).
  */
-export function renderChatParticipant(
+export function renderChatParticipant<U extends SystemUser | UserResponse>(
   record: ResourceRecord & { readonly id: string },
-  resolveUser: (userId: string) => SystemUser | null,
-): ChatParticipant {
+  resolveUser: (userId: string) => U | null,
+): Omit<ChatParticipantView, 'assignedTo' | 'lastAssignedAgent'> & {
+  assignedTo: U | null;
+  lastAssignedAgent: U | null;
+} {
   const s = (key: string): string | null => readString(record, key);
   const b = (key: string): boolean => readBoolean(record, key, false);
-  const agent = (key: string): SystemUser | null => {
+  const agent = (key: string): U | null => {
     const userId = s(key);
     return userId === null ? null : resolveUser(userId);
   };
