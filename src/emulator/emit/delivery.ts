@@ -40,6 +40,8 @@ export interface DeliveryLogEntry {
   readonly faults: readonly FaultKind[];
   /** For a duplicate: the id of the delivery it duplicates. */
   readonly duplicateOf: string | null;
+  /** True when a trigger opted out of the documented contract (`undocumented: true`). */
+  readonly undocumented: boolean;
   state: DeliveryState;
   /** Attempts made so far. */
   attempts: number;
@@ -59,6 +61,8 @@ export interface DeliveryRequest {
   readonly messagingNumber: string;
   readonly emittedAt: number;
   readonly faults: readonly ResolvedFault[];
+  /** Drift simulation (see {@link DeliveryLogEntry.undocumented}). @default false */
+  readonly undocumented?: boolean;
 }
 
 /** Options of {@link createDeliverer}. */
@@ -127,6 +131,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       emittedAt: request.emittedAt,
       faults: request.faults.map((fault) => fault.kind),
       duplicateOf,
+      undocumented: request.undocumented ?? false,
       state: 'queued',
       attempts: 0,
       responseStatus: null,
