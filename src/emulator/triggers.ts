@@ -459,6 +459,7 @@ export function createTriggers(
       faults: faultList,
       chatbotPayloadVersion: version,
       undocumented: drift,
+      conversation: participant.id,
     });
     return delivery === undefined ? { payload } : { delivery, payload };
   }
@@ -473,6 +474,7 @@ export function createTriggers(
     const delivery = emitter.emit('status', numberOfParticipant(participant), payload, {
       faults: faultList,
       undocumented: drift,
+      conversation: participant.id,
     });
     return {
       message: { ...message },
@@ -552,6 +554,7 @@ export function createTriggers(
         emitter.emit('incoming', number, incoming, {
           faults: input.faults,
           undocumented: input.undocumented,
+          conversation: participant.id,
         }),
       ];
       const chatbot = emitChatbot(

@@ -246,7 +246,8 @@ describe('fault injection', () => {
   });
 
   it('per call: faults given to a trigger apply to each of its deliveries; queued faults can target a type', async () => {
-    await start({}, true);
+    // reads the order across URLs (incoming, then chatbot): one-at-a-time delivery keeps it
+    await start({ deliveryConcurrency: 1 }, true);
     say('both', { faults: [{ kind: 'duplicate' }] });
     await emulator.idle();
     expect(capture.requests.map((r) => r.path)).toEqual(['/incoming', '/incoming', '/chatbot', '/chatbot']);

@@ -14,7 +14,9 @@ import { SEED, T0, expectAllDeliveriesValid, startHarness, type Harness } from '
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  // these tests read the emission order across URLs (session, then incoming): only
+  // one-at-a-time delivery keeps that order (by default it is kept per conversation and URL)
+  h = await startHarness({ deliveryConcurrency: 1 });
 });
 beforeEach(async () => {
   await h.reset();

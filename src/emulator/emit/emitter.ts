@@ -34,6 +34,11 @@ export interface Emitter {
       readonly chatbotPayloadVersion?: ChatbotPayloadVersion;
       /** Drift simulation: the payload may leave the documented contract; the log marks it. */
       readonly undocumented?: boolean;
+      /**
+       * The conversation (chat participant id) the event belongs to: its events to one URL are
+       * delivered in order. @default the number (session and partner events)
+       */
+      readonly conversation?: string;
     },
   ): DeliveryLogEntry | undefined;
 }
@@ -78,6 +83,7 @@ export function createEmitter(
         emittedAt: clock.now(),
         faults: faults.plan(type, options.faults ?? []),
         undocumented,
+        orderKey: `${url} ${options.conversation ?? number.messagingNumber.number}`,
       });
     },
   };
