@@ -9,9 +9,7 @@ import { SEED, expectAllDeliveriesValid, startHarness, type Harness } from './ha
 
 let h: Harness;
 beforeAll(async () => {
-  // these tests read the emission order across URLs (incoming, then chatbot): only
-  // one-at-a-time delivery keeps that order (by default it is kept per conversation and URL)
-  h = await startHarness({ deliveryConcurrency: 1 });
+  h = await startHarness();
 });
 beforeEach(async () => {
   await h.reset();

@@ -246,8 +246,7 @@ describe('fault injection', () => {
   });
 
   it('per call: faults given to a trigger apply to each of its deliveries; queued faults can target a type', async () => {
-    // reads the order across URLs (incoming, then chatbot): one-at-a-time delivery keeps it
-    await start({ deliveryConcurrency: 1 }, true);
+    await start({}, true);
     say('both', { faults: [{ kind: 'duplicate' }] });
     await emulator.idle();
     expect(capture.requests.map((r) => r.path)).toEqual(['/incoming', '/incoming', '/chatbot', '/chatbot']);

@@ -14,9 +14,7 @@ import { SEED, T0, expectAllDeliveriesValid, startHarness, type Harness } from '
 
 let h: Harness;
 beforeAll(async () => {
-  // these tests read the emission order across URLs (session, then incoming): only
-  // one-at-a-time delivery keeps that order (by default it is kept per conversation and URL)
-  h = await startHarness({ deliveryConcurrency: 1 });
+  h = await startHarness();
 });
 beforeEach(async () => {
   await h.reset();
