@@ -746,6 +746,49 @@ async function scenarioRedis(load) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Scenario 7: the emulator's concurrent keep-alive fan-out ÷ a bare undici loop (bench/emulator-keepalive.js).
+
+async function scenarioEmulatorKeepAlive() {
+  const seconds = LONG_SECONDS + 1;
+  const concurrency = 32;
+  log(
+    `\n## 6. Emulator keep-alive fan-out ÷ bare undici POST loop (concurrency ${concurrency}, ${seconds} s each)`,
+  );
+  if (!existsSync(new URL('../dist/emulator/index.js', import.meta.url))) {
+    results.scenarios.emulatorKeepAlive = { skipped: 'dist/emulator/index.js not built' };
+    return;
+  }
+  const proc = await child('emulator-keepalive.js', { cpu: LOAD_CPU, name: 'emulator-keepalive' });
+  const srv = await server({ kind: 'node-raw', callbacks: 'instant' });
+  const out = await proc.call(
+    'compare',
+    { receiverBase: `http://127.0.0.1:${srv.hello.port}/webhooks`, durationSec: seconds, concurrency },
+    120_000,
+  );
+  await stop(srv);
+  await stop(proc);
+  log(
+    table(
+      ['sender', 'deliveries/s', 'delivered', 'failed'],
+      [
+        [
+          'emulator (deliveryConcurrency 32)',
+          int(out.emulator.deliveriesPerSec),
+          out.emulator.delivered,
+          out.emulator.failed,
+        ],
+        ['bare undici keep-alive loop', int(out.bare.postsPerSec), out.bare.posted, out.bare.failed],
+      ],
+    ),
+  );
+  target('emulator fan-out ÷ bare loop', out.ratio, '≥ 0.6×', out.ratio >= 0.6, 'ratio, higher is better');
+  log(
+    `ratio ${ratio(out.ratio)}; absolute target: >= 5,000 deliveries/s when the bare loop does 8,000 (bare loop here: ${int(out.bare.postsPerSec)}/s)`,
+  );
+  results.scenarios.emulatorKeepAlive = out;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main() {
   const started = Date.now();
@@ -781,6 +824,8 @@ async function main() {
         rounds: Number(args.get('adapter-rounds') ?? 1),
       });
     },
+    // Scenario 7 (bench/emulator-keepalive.js): the emulator's keep-alive fan-out vs a bare undici loop.
+    () => scenarioEmulatorKeepAlive(),
   ];
   results.scenarioSeconds = {};
   for (const [index, scenario] of scenarios.entries()) {

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { createEmulator, DEFAULT_API_KEYS, type Emulator } from '../emulator/index.js';
+import { createEmulator, DEFAULT_API_KEYS, type DeliveryAttempt, type Emulator } from '../emulator/index.js';
 import { CliError, messageOf, type CliIo } from './output.js';
 
 /** Options of the `emulator` command (as commander hands them over). */
@@ -31,6 +31,17 @@ function parseAttempts(value: string | undefined): number | undefined {
 }
 
 /**
+ * One `--verbose` line per delivery attempt: type, URL, status code (or the error), attempt and
+ * real milliseconds, e.g. `delivery incoming http://127.0.0.1:3000/in 200 attempt 1 12 ms`.
+ */
+export function formatDeliveryAttempt(attempt: DeliveryAttempt): string {
+  const outcome =
+    attempt.status === null ? `error (${attempt.error ?? 'no response'})` : String(attempt.status);
+  const drift = attempt.undocumented ? ' undocumented' : '';
+  return `delivery ${attempt.type} ${attempt.url} ${outcome} attempt ${attempt.attempt} ${attempt.ms} ms${drift}`;
+}
+
+/**
  * Starts the standalone emulator and prints its URL, the seeded API keys and numbers, and how to
  * configure a webhook with curl. Resolves with the running emulator; the caller stops it on
  * SIGINT/SIGTERM.
@@ -41,7 +52,12 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   const attempts = parseAttempts(options.retryAttempts);
   const emulator = createEmulator({
     ...(attempts === undefined ? {} : { retry: { attempts } }),
-    ...(options.verbose === true ? { logger: pino({ level: 'info' }, pino.destination(2)) } : {}),
+    ...(options.verbose === true
+      ? {
+          logger: pino({ level: 'info' }, pino.destination(2)),
+          onDeliveryAttempt: (attempt: DeliveryAttempt) => io.err(formatDeliveryAttempt(attempt)),
+        }
+      : {}),
   });
   let url: string;
   try {

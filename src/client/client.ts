@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   chatParticipantSchema,
+  chatParticipantViewSchema,
   messageResponseSchema,
   messagingClientNumberSchema,
   pageSchema,
@@ -14,6 +15,7 @@ import {
   type AgentChatLimitChange,
   type AvailabilityChange,
   type ChatParticipant,
+  type ChatParticipantView,
   type ChatParticipantTerminate,
   type MessageResponse,
   type MessagingClientNumber,
@@ -140,33 +142,40 @@ export interface SystemUsersApi {
   getMessagingCreditsForCurrentLoginUser(): Promise<UserCredits>;
 }
 
-/** Live chat: the ChatParticipant resource and its closure operations. */
+/**
+ * Live chat: the ChatParticipant resource and its closure operations. Authentication point 7:
+ * only the deprecated terminateChatParticipantChat returns the agents as credential-bearing
+ * SystemUser records; every other method returns a {@link ChatParticipantView}, whose
+ * assignedTo and lastAssignedAgent are credential-free user records.
+ */
 export interface ChatParticipantsApi {
   /** GET ChatParticipant?id=. */
-  get(id: string): Promise<ChatParticipant>;
+  get(id: string): Promise<ChatParticipantView>;
   /**
    * @deprecated Use {@link ChatParticipantsApi.terminate} / {@link ChatParticipantsApi.reopen}.
    * PUT ChatParticipant/terminateChatParticipantChat: merges the body into the stored record.
    * Beware rules 2 and 3: an omitted assignedTo clears the assignment, and each omitted flag of
    * conversationClosed, missedConversation, afterHoursConversation, sendRatingWidget and
    * chatBotConversation becomes false. Prefer {@link ChatParticipantsApi.setConversationClosed}.
+   * Returns the credential-bearing shape (assignedTo a SystemUser).
    */
   terminateChatParticipantChat(
-    participant: ChatParticipantTerminate | ChatParticipant,
+    participant: ChatParticipantTerminate | ChatParticipant | ChatParticipantView,
   ): Promise<ChatParticipant>;
   /**
    * Merge rule 4, the safe usage of the deprecated operation: fetches the participant, sets
    * conversationClosed (and sendRatingWidget when given) and sends the complete object back.
+   * Resolves with the participant as {@link ChatParticipantsApi.get} returns it (credential-free).
    */
   setConversationClosed(
     id: string,
     conversationClosed: boolean,
     options?: { readonly sendRatingWidget?: boolean },
-  ): Promise<ChatParticipant>;
+  ): Promise<ChatParticipantView>;
   /** v2 terminate (emulator path POST {chat_prefix}/v2/ChatParticipant/{id}/terminate). */
-  terminate(id: string): Promise<ChatParticipant>;
+  terminate(id: string): Promise<ChatParticipantView>;
   /** v2 reopen (emulator path POST {chat_prefix}/v2/ChatParticipant/{id}/reopen). */
-  reopen(id: string): Promise<ChatParticipant>;
+  reopen(id: string): Promise<ChatParticipantView>;
 }
 
 /** A typed client of the platform's documented API (or of the emulator). */
@@ -358,17 +367,16 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       call('GET', su('/getMessagingCreditsForCurrentLoginUser'), userCreditsSchema),
   };
 
+  const terminatePath = c('/ChatParticipant/terminateChatParticipantChat');
   const chatParticipants: ChatParticipantsApi = {
     get: (participantId) =>
-      call('GET', c('/ChatParticipant'), chatParticipantSchema, { query: { id: participantId } }),
+      call('GET', c('/ChatParticipant'), chatParticipantViewSchema, { query: { id: participantId } }),
     terminateChatParticipantChat: (participant) =>
-      call('PUT', c('/ChatParticipant/terminateChatParticipantChat'), chatParticipantSchema, {
-        body: participant,
-      }),
+      call('PUT', terminatePath, chatParticipantSchema, { body: participant }),
     async setConversationClosed(participantId, conversationClosed, closeOptions = {}) {
       const current = await chatParticipants.get(participantId);
       // rule 4: send the complete object back, so rules 2 and 3 change nothing else
-      return call('PUT', c('/ChatParticipant/terminateChatParticipantChat'), chatParticipantSchema, {
+      await call('PUT', terminatePath, chatParticipantSchema, {
         body: {
           ...current,
           conversationClosed,
@@ -377,11 +385,14 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
             : { sendRatingWidget: closeOptions.sendRatingWidget }),
         },
       });
+      // point 7: the deprecated answer carries the agents' credentials; answer with the
+      // credential-free record instead
+      return chatParticipants.get(participantId);
     },
     terminate: (participantId) =>
-      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/terminate`), chatParticipantSchema),
+      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/terminate`), chatParticipantViewSchema),
     reopen: (participantId) =>
-      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/reopen`), chatParticipantSchema),
+      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/reopen`), chatParticipantViewSchema),
   };
 
   return { webhooks, numbers, users, systemUsers, chatParticipants };

@@ -28,6 +28,7 @@ export type {
   AgentChatLimitChange,
   AvailabilityChange,
   ChatParticipant,
+  ChatParticipantView,
   ChatParticipantTerminate,
   Client,
   MessageResponse,

@@ -6,6 +6,7 @@ import { createClock, type EmulatorClock } from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
 import {
   createDeliverer,
+  type DeliveryAttempt,
   type DeliveryLogEntry,
   type DeliveryState,
   type RetryOptions,
@@ -68,9 +69,20 @@ export interface EmulatorOptions {
   /**
    * Retry schedule of failed deliveries (not documented by the platform).
    * `{ attempts: 1 }` turns retries off.
-   * @default { attempts: 3, backoffMs: (n) => 1000 * 2 ** (n - 1) }
+   * @default { attempts: 3 } with the dispatcher's exponential backoff from 1 s (1 s, 2 s, ...)
    */
   readonly retry?: RetryOptions;
+  /**
+   * Deliveries in flight at once, over keep-alive connections. One conversation's events to one
+   * URL still go out one at a time, in order (the documentation is silent on concurrency; a
+   * receiver expects a conversation in order). The default, `1`, keeps the global emission
+   * order across URLs and conversations, which tests and examples assert on; raise it (e.g. 32)
+   * for load tests and replays.
+   * @default 1
+   */
+  readonly deliveryConcurrency?: number;
+  /** Called after every delivery attempt (`emulator --verbose` prints these). @default none */
+  readonly onDeliveryAttempt?: (attempt: DeliveryAttempt) => void;
   /**
    * Per-attempt delivery timeout, real milliseconds ("respond with 200 OK within 5 seconds").
    * @default 5000
@@ -172,10 +184,8 @@ export interface Emulator extends Triggers {
   message(gstId: string): Readonly<OutboundMessage> | undefined;
 }
 
-const DEFAULT_RETRY: Required<RetryOptions> = {
-  attempts: 3,
-  backoffMs: (failedAttempt) => 1000 * 2 ** (failedAttempt - 1),
-};
+/** Default of {@link EmulatorOptions.deliveryConcurrency}. */
+export const DEFAULT_DELIVERY_CONCURRENCY = 1;
 
 /** The keys of {@link EmulatorOptions}; anything else throws at construction. */
 export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
@@ -184,6 +194,8 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'chatPrefix',
   'clock',
   'retry',
+  'deliveryConcurrency',
+  'onDeliveryAttempt',
   'timeoutMs',
   'deliveryHeaders',
   'deliveryLogLimit',
@@ -210,6 +222,13 @@ function validateOptions(options: EmulatorOptions): void {
     throw new TypeError(
       `retry.backoffMs must be a number >= 0 or a function, got ${String(retry.backoffMs)}`,
     );
+  }
+  const concurrency = options.deliveryConcurrency;
+  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
+    throw new TypeError(`deliveryConcurrency must be an integer >= 1, got ${String(concurrency)}`);
+  }
+  if (options.onDeliveryAttempt !== undefined && typeof options.onDeliveryAttempt !== 'function') {
+    throw new TypeError(`onDeliveryAttempt must be a function, got ${typeof options.onDeliveryAttempt}`);
   }
   const limit = options.deliveryLogLimit;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
@@ -281,10 +300,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   faults.setProbabilities(initialProbabilities);
   const deliverer = createDeliverer({
     logger: logger.child({ component: 'emulator-delivery' }),
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: { attempts: options.retry?.attempts ?? 3, backoffMs: options.retry?.backoffMs },
     timeoutMs: options.timeoutMs ?? 5000,
     headers: options.deliveryHeaders ?? {},
     logLimit: options.deliveryLogLimit ?? 10_000,
+    concurrency: options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
+    onAttempt: options.onDeliveryAttempt,
   });
   const emitter = createEmitter(state, clock, faults, deliverer);
   const triggers = createTriggers(state, clock, emitter);
@@ -327,7 +348,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return url;
     },
     async close() {
-      await deliverer.idle();
+      await deliverer.close();
       const running = server;
       server = undefined;
       url = undefined;

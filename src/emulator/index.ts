@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-export { createEmulator } from './emulator.js';
+export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY } from './emulator.js';
 export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './emulator.js';
 export { createClock } from './clock.js';
 export type { EmulatorClock, ClockOptions } from './clock.js';
@@ -32,7 +32,7 @@ export type {
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type { Page } from './http/page.js';
-export type { DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
+export type { DeliveryAttempt, DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
 export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
 export { CONTROL_PREFIX } from './routes/control.js';
 export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';

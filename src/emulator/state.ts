@@ -521,17 +521,31 @@ export function findOpenChatParticipant(
   numberId: string,
   sender: string,
 ): EmulatorChatParticipant | undefined {
+  // a load test sends thousands of customers' messages: remember the last hit per (number,
+  // customer) and check it is still that open chat before trusting it, else scan
+  let hits = openChatHits.get(state.chatParticipants);
+  if (hits === undefined) {
+    hits = new Map();
+    openChatHits.set(state.chatParticipants, hits);
+  }
+  const key = `${numberId} ${sender}`;
+  const cached = state.chatParticipants.get(hits.get(key) ?? '');
+  if (cached?.numberId === numberId && cached.sender === sender && !cached.conversationClosed) return cached;
   for (const participant of state.chatParticipants.values()) {
     if (
       participant.numberId === numberId &&
       participant.sender === sender &&
       !participant.conversationClosed
     ) {
+      hits.set(key, participant.id);
       return participant;
     }
   }
   return undefined;
 }
+
+/** Last open chat found per `numberId sender`, per participant Map (a hint, always re-checked). */
+const openChatHits = new WeakMap<ReadonlyMap<string, EmulatorChatParticipant>, Map<string, string>>();
 
 /** Display name of a user: first and last name, else the e-mail. */
 export function userDisplayName(user: Pick<EmulatorUser, 'firstName' | 'lastName' | 'email'>): string {

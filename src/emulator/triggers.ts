@@ -1,17 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
+  CHANNEL_STATUSES,
+  CHATBOT_MESSAGE_TYPES,
   chatbotPayloadVersionOf,
   DELIVERY_STATUSES,
+  INCOMING_MESSAGE_TYPES,
+  MESSAGING_LIMIT_TIERS,
+  PARTNER_EVENT_TYPES,
+  PREFERENCE_VALUES,
+  QUALITY_RATINGS,
+  TEMPLATE_ELEMENTS,
+  TEMPLATE_QUALITY_SCORES,
+  TEMPLATE_STATUSES,
   DELIVERY_TRANSITIONS,
   findDeliveryTransition,
   MESSAGE_CONTENT_TYPES,
-  parseWebhook,
   SESSION_STATUS_STRINGS,
   SESSION_STATUS_TYPE_OF,
   SESSION_STATUS_TYPES,
   shouldEmitChatbotEvent,
   type ChatbotDirection,
+  type PartnerEventType,
   type SessionStatusString,
   type SessionStatusType,
 } from '../schemas/index.js';
@@ -54,6 +64,17 @@ export const MAX_FLAG_PERIOD_MS = 24 * 60 * 60 * 1000;
 
 const ref = z.string().min(1);
 const faults = z.array(faultSchema).default([]);
+/**
+ * Drift simulation, on purpose: `true` skips the documented enums, value sets and formats so a
+ * test can send an unlisted value to check its receiver's tolerance. The delivery log marks
+ * such deliveries (`undocumented: true`). Never part of the payload. @default false
+ */
+const undocumented = z.boolean().default(false);
+/** E.164: a + and 2 to 15 digits, no leading zero (documented: "customer phone number, E.164"). */
+const e164 = z
+  .string()
+  .regex(/^\+[1-9]\d{1,14}$/, 'Expected an E.164 phone number (+ and 2-15 digits), e.g. +27831234567');
+const uuid = z.uuid('Expected a UUID (the documentation types it as UUID)');
 
 /** Input of {@link Triggers.customerMessage}: a customer sends a message to one of your numbers. */
 export const customerMessageInputSchema = z.object({
@@ -87,7 +108,7 @@ export const customerMessageInputSchema = z.object({
   contact: z.object({ name: z.string(), phone: z.string() }).optional(),
   /** REACTION: gstId of the reacted-to message (required for REACTION). */
   reactedToGstId: ref.optional(),
-  /** INTERACTION or CONVERSATION. @default 'CONVERSATION' */
+  /** INTERACTION or CONVERSATION (the billing model). @default 'CONVERSATION' */
   messageType: z.string().default('CONVERSATION'),
   ctId: z.string().optional(),
   bodyParameters: z.record(z.string(), z.string()).optional(),
@@ -95,8 +116,14 @@ export const customerMessageInputSchema = z.object({
   quotedMessageId: z.string().optional(),
   quotedText: z.string().optional(),
   faults,
+  undocumented,
 });
 export type CustomerMessageInput = z.input<typeof customerMessageInputSchema>;
+/** {@link customerMessageInputSchema} within the documented contract (without `undocumented`). */
+const documentedCustomerMessageSchema = customerMessageInputSchema.extend({
+  from: e164,
+  messageType: z.enum(INCOMING_MESSAGE_TYPES).default('CONVERSATION'),
+});
 
 /** Input of {@link Triggers.botReply}: the bot answers in a chat. */
 export const botReplyInputSchema = z.object({
@@ -108,8 +135,12 @@ export const botReplyInputSchema = z.object({
   /** A multi-widget reply: sent as messageType Combined with messageText the JSON list. */
   widgets: z.array(z.unknown()).optional(),
   faults,
+  undocumented,
 });
 export type BotReplyInput = z.input<typeof botReplyInputSchema>;
+const documentedBotReplySchema = botReplyInputSchema.extend({
+  messageType: z.enum(CHATBOT_MESSAGE_TYPES).optional(),
+});
 
 /** Input of {@link Triggers.assignAgent}. */
 export const assignAgentInputSchema = z.object({
@@ -142,8 +173,14 @@ export const sendMessageInputSchema = z.object({
   ctId: z.string().optional(),
   conversationCtId: z.string().optional(),
   faults,
+  undocumented,
 });
 export type SendMessageInput = z.input<typeof sendMessageInputSchema>;
+const documentedSendMessageSchema = sendMessageInputSchema.extend({
+  to: e164,
+  /** templateId is documented as a UUID (chatbot payload). */
+  template: z.object({ id: uuid.optional(), name: ref }).optional(),
+});
 
 /** Input of {@link Triggers.updateMessageStatus}: the next delivery status of an outbound message. */
 export const messageStatusInputSchema = z.object({
@@ -182,14 +219,99 @@ export const flagNumberInputSchema = z.object({
 });
 export type FlagNumberInput = z.input<typeof flagNumberInputSchema>;
 
-/** Input of {@link Triggers.partnerEvent}: any partner event; fields as documented per eventType. */
+/**
+ * Input of {@link Triggers.partnerEvent}: a partner event with the fields documented for its
+ * eventType ({@link PARTNER_EVENT_FIELDS}); anything else needs `undocumented: true`.
+ */
 export const partnerEventInputSchema = z.looseObject({
   eventType: ref,
   /** Your number (msisdn, link id or nested id); the payload carries the msisdn. */
   messagingNumber: ref,
+  /** Unix ms. @default the emulator clock */
+  timestamp: z.number().int().nonnegative().optional(),
   faults,
+  undocumented,
 });
 export type PartnerEventInput = z.input<typeof partnerEventInputSchema>;
+
+/**
+ * The extra fields of each eventType (table "Partner event payloads"), with their documented
+ * values; "only fields relevant to the event are present", so any other field is refused.
+ */
+export const PARTNER_EVENT_FIELDS = {
+  PHONE_QUALITY_CHANGED: {
+    qualityRating: z.enum(QUALITY_RATINGS).optional(),
+    messagingLimitTier: z.enum(MESSAGING_LIMIT_TIERS).optional(),
+    channelStatus: z.enum(CHANNEL_STATUSES).optional(),
+  },
+  TEMPLATE_STATUS_CHANGED: {
+    templateName: ref,
+    templateStatus: z.enum(TEMPLATE_STATUSES),
+    /** Only when REJECTED. */
+    rejectedReason: z.string().optional(),
+  },
+  TEMPLATE_QUALITY_CHANGED: {
+    templateName: ref,
+    previousQualityScore: z.enum(TEMPLATE_QUALITY_SCORES).optional(),
+    newQualityScore: z.enum(TEMPLATE_QUALITY_SCORES).optional(),
+  },
+  TEMPLATE_COMPONENTS_CHANGED: {
+    templateName: ref,
+    templateLanguage: ref.optional(),
+    templateElement: z.enum(TEMPLATE_ELEMENTS).optional(),
+  },
+  USER_PREFERENCE: {
+    waId: z.string().regex(/^[1-9]\d{1,14}$/, 'Expected a phone number without +, e.g. 27831234567'),
+    category: ref.optional(),
+    preferenceValue: z.enum(PREFERENCE_VALUES),
+  },
+  USER_CHANGED_NUMBER: { oldNumber: ref, newNumber: ref },
+} as const satisfies Record<PartnerEventType, z.ZodRawShape>;
+
+const PARTNER_COMMON_KEYS = new Set(Object.keys(partnerEventInputSchema.shape));
+
+function isPartnerEventType(value: string): value is PartnerEventType {
+  return (PARTNER_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** The documented fields of a partner event, or a 400 naming the first field outside them. */
+function documentedPartnerFields(eventType: string, raw: Record<string, unknown>): Record<string, unknown> {
+  if (!isPartnerEventType(eventType)) {
+    throw new BadRequestError(
+      `eventType: expected one of ${PARTNER_EVENT_TYPES.join(', ')}, got ${JSON.stringify(eventType)} (undocumented: true sends it anyway)`,
+      { field: 'eventType' },
+    );
+  }
+  const shape = PARTNER_EVENT_FIELDS[eventType];
+  const extra = Object.keys(raw).find((key) => !PARTNER_COMMON_KEYS.has(key) && !Object.hasOwn(shape, key));
+  if (extra !== undefined) {
+    throw new BadRequestError(
+      `${extra}: not a field of ${eventType} events (its fields: ${Object.keys(shape).join(', ')})`,
+      { field: extra },
+    );
+  }
+  const fields: Record<string, unknown> = parseBody(z.object(shape as z.ZodRawShape), raw);
+  if (fields.rejectedReason !== undefined && fields.templateStatus !== 'REJECTED') {
+    throw new BadRequestError('rejectedReason: only when templateStatus is REJECTED', {
+      field: 'rejectedReason',
+    });
+  }
+  return fields;
+}
+
+/**
+ * Parses trigger input against the documented contract, or, with `undocumented: true`, against
+ * the lax schema only (drift simulation).
+ */
+function parseTrigger<L extends z.ZodType<{ undocumented: boolean }>>(
+  documented: z.ZodType<z.output<L>>,
+  lax: L,
+  raw: unknown,
+): z.output<L> {
+  const optedOut =
+    typeof raw === 'object' && raw !== null && (raw as { undocumented?: unknown }).undocumented === true;
+  return parseBody(optedOut ? lax : documented, raw);
+}
 
 /** The canonical status string per statusType, when only a statusType is given. */
 const CANONICAL_SESSION_STATUS: Readonly<Record<SessionStatusType, SessionStatusString>> = {
@@ -326,6 +448,7 @@ export function createTriggers(
     direction: ChatbotDirection,
     build: (version: 'v1' | 'v2') => Payload,
     faultList: z.output<typeof faults>,
+    drift = false,
   ): { delivery?: DeliveryLogEntry; payload?: Payload } {
     const config = emitter.configFor(number);
     if (!shouldEmitChatbotEvent(config, { direction, agentAssigned: participant.assignedTo !== null }))
@@ -335,14 +458,24 @@ export function createTriggers(
     const delivery = emitter.emit('chatbot', number, payload, {
       faults: faultList,
       chatbotPayloadVersion: version,
+      undocumented: drift,
+      conversation: participant.id,
     });
     return delivery === undefined ? { payload } : { delivery, payload };
   }
 
-  function statusEmission(message: OutboundMessage, faultList: z.output<typeof faults>): MessageResult {
+  function statusEmission(
+    message: OutboundMessage,
+    faultList: z.output<typeof faults>,
+    drift = false,
+  ): MessageResult {
     const participant = participantOf(message.chatParticipantId);
     const payload = buildStatusPayload(state, message, participant);
-    const delivery = emitter.emit('status', numberOfParticipant(participant), payload, { faults: faultList });
+    const delivery = emitter.emit('status', numberOfParticipant(participant), payload, {
+      faults: faultList,
+      undocumented: drift,
+      conversation: participant.id,
+    });
     return {
       message: { ...message },
       chatParticipantId: participant.id,
@@ -396,7 +529,7 @@ export function createTriggers(
 
   return {
     customerMessage(raw) {
-      const input = parseBody(customerMessageInputSchema, raw);
+      const input = parseTrigger(documentedCustomerMessageSchema, customerMessageInputSchema, raw);
       const number = numberOf(input.number, 'number');
       assertMessagingPossible(number);
       const participant = participantFor(number, input.from, input.userId);
@@ -417,7 +550,13 @@ export function createTriggers(
         bodyParameters: input.bodyParameters ?? null,
         sentTime,
       });
-      const deliveries = [emitter.emit('incoming', number, incoming, { faults: input.faults })];
+      const deliveries = [
+        emitter.emit('incoming', number, incoming, {
+          faults: input.faults,
+          undocumented: input.undocumented,
+          conversation: participant.id,
+        }),
+      ];
       const chatbot = emitChatbot(
         number,
         participant,
@@ -437,6 +576,7 @@ export function createTriggers(
             quotedText: input.quotedText,
           }),
         input.faults,
+        input.undocumented,
       );
       deliveries.push(chatbot.delivery);
       return {
@@ -448,7 +588,7 @@ export function createTriggers(
     },
 
     botReply(raw) {
-      const input = parseBody(botReplyInputSchema, raw);
+      const input = parseTrigger(documentedBotReplySchema, botReplyInputSchema, raw);
       const participant = participantOf(input.chatParticipantId);
       const number = numberOfParticipant(participant);
       assertMessagingPossible(number);
@@ -472,6 +612,7 @@ export function createTriggers(
             mediaUrl: input.mediaUrl,
           }),
         input.faults,
+        input.undocumented,
       );
       return {
         chatParticipantId: participant.id,
@@ -518,7 +659,7 @@ export function createTriggers(
     },
 
     sendMessage(raw) {
-      const input = parseBody(sendMessageInputSchema, raw);
+      const input = parseTrigger(documentedSendMessageSchema, sendMessageInputSchema, raw);
       const number = numberOf(input.number, 'number');
       assertMessagingPossible(number);
       const participant = participantFor(number, input.to);
@@ -547,7 +688,7 @@ export function createTriggers(
         errorCodeString: null,
       };
       state.messages.set(message.gstId, message);
-      return statusEmission(message, input.faults);
+      return statusEmission(message, input.faults, input.undocumented);
     },
 
     updateMessageStatus(raw) {
@@ -624,21 +765,24 @@ export function createTriggers(
     },
 
     partnerEvent(raw) {
-      const { faults: faultList, messagingNumber, ...fields } = parseBody(partnerEventInputSchema, raw);
+      const input = parseBody(partnerEventInputSchema, raw);
+      const {
+        faults: faultList,
+        messagingNumber,
+        undocumented: drift,
+        timestamp,
+        eventType,
+        ...rest
+      } = input;
+      const fields = drift ? rest : documentedPartnerFields(eventType, raw as Record<string, unknown>);
       const number = numberOf(messagingNumber, 'messagingNumber');
       const payload: Payload = {
+        eventType,
         ...fields,
         messagingNumber: number.messagingNumber.number,
-        timestamp: typeof fields.timestamp === 'number' ? fields.timestamp : clock.now(),
+        timestamp: timestamp ?? clock.now(),
       };
-      const parsed = parseWebhook('event', payload);
-      if (!parsed.success) {
-        const issue = parsed.issues[0];
-        throw new BadRequestError(`${issue?.path ?? 'body'}: ${issue?.message ?? 'invalid'}`, {
-          field: issue?.path ?? 'body',
-        });
-      }
-      const delivery = emitter.emit('event', number, payload, { faults: faultList });
+      const delivery = emitter.emit('event', number, payload, { faults: faultList, undocumented: drift });
       return { deliveries: [delivery].filter(defined), payload };
     },
   };

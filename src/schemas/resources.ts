@@ -440,6 +440,20 @@ export const chatParticipantSchema = z.looseObject({
 /** The ChatParticipant resource. */
 export type ChatParticipant = z.infer<typeof chatParticipantSchema>;
 
+/**
+ * The ChatParticipant as the non-deprecated operations return it (GET ChatParticipant, v2
+ * terminate and reopen): Authentication point 7 keeps credentials to the deprecated operations,
+ * so assignedTo and lastAssignedAgent are credential-free user records ({@link userResponseSchema}).
+ * A plain object schema: anything undocumented, credentials included, is stripped.
+ */
+export const chatParticipantViewSchema = z.object({
+  ...chatParticipantSchema.shape,
+  assignedTo: userResponseSchema.nullish(),
+  lastAssignedAgent: userResponseSchema.nullish(),
+});
+/** A credential-free ChatParticipant (non-deprecated operations). */
+export type ChatParticipantView = z.infer<typeof chatParticipantViewSchema>;
+
 /** A content row of the number lookup (MessagingClientNumberResponse). */
 export const messagingClientNumberSchema = z.looseObject({
   /** Client-number link id: not to be used as messagingNumberId. */
@@ -683,13 +697,14 @@ export function renderClient(record: ResourceRecord & { readonly id: string }): 
   const n = (key: string): number => readNumber(record, key, 0) ?? 0;
   const nn = (key: string): number | null => readNumber(record, key, null);
   const b = (key: string): boolean => readBoolean(record, key, false);
+  // fields typed as plain `string` are never null: '' when the store has none
   return {
     id: record.id,
     clientRef: s('clientRef'),
-    accountType: s('accountType'),
-    countryCode: s('countryCode'),
-    countryTimezone: s('countryTimezone'),
-    pricingModel: s('pricingModel'),
+    accountType: s('accountType') ?? '',
+    countryCode: s('countryCode') ?? '',
+    countryTimezone: s('countryTimezone') ?? '',
+    pricingModel: s('pricingModel') ?? '',
     clientPlatformCharge: nn('clientPlatformCharge'),
     clientNotificationCharge: n('clientNotificationCharge'),
     clientSession24HourCharge: n('clientSession24HourCharge'),
@@ -709,11 +724,11 @@ export function renderClient(record: ResourceRecord & { readonly id: string }): 
     lastUpperNotificationMailSentTime: s('lastUpperNotificationMailSentTime'),
     lastLowerNotificationMailSentTime: s('lastLowerNotificationMailSentTime'),
     lastZeroBalanceNotificationMailSentTime: s('lastZeroBalanceNotificationMailSentTime'),
-    smsMode: s('smsMode'),
+    smsMode: s('smsMode') ?? '',
     smsFallback: b('smsFallback'),
-    smsUserId: s('smsUserId'),
-    smsPassword: s('smsPassword'),
-    smsClientRef: s('smsClientRef'),
+    smsUserId: s('smsUserId') ?? '',
+    smsPassword: s('smsPassword') ?? '',
+    smsClientRef: s('smsClientRef') ?? '',
     reseller: b('reseller'),
     parentClient: readObject(record, 'parentClient'),
     license: readObject(record, 'license'),
@@ -750,7 +765,8 @@ export function renderSystemUser(
     id: record.id,
     email: s('email'),
     password: s('password') === null ? null : MASKED_PASSWORD,
-    tempPassword: s('tempPassword'),
+    // point 7: a temporary password is returned once, at creation; afterwards it is masked
+    tempPassword: s('tempPassword') === null ? null : MASKED_PASSWORD,
     role: s('role') ?? 'CLIENT',
     liveChatRole: s('liveChatRole'),
     primaryEmailAddress: s('primaryEmailAddress'),
@@ -778,13 +794,14 @@ export function renderSystemUser(
     availabilityStatus: b('availabilityStatus'),
     initialPassword: b('initialPassword'),
     tempAccount: b('tempAccount'),
-    loginToken: disabled ? null : s('loginToken'),
+    // a plain `string`, never null: a disabled user's token is dropped to ''
+    loginToken: disabled ? '' : (s('loginToken') ?? ''),
     validToken: !disabled,
-    avatar: s('avatar'),
+    avatar: s('avatar') ?? '',
     shouldGetNotifications: b('shouldGetNotifications', true),
-    applicationKey: s('applicationKey'),
+    applicationKey: s('applicationKey') ?? '',
     userId: s('userId') ?? record.id,
-    applicationClientId: s('applicationClientId'),
+    applicationClientId: s('applicationClientId') ?? '',
     allowedSharedInbox: b('allowedSharedInbox', true),
     allowedUnassignedInbox: b('allowedUnassignedInbox', true),
     assignmentMessage: s('assignmentMessage'),
@@ -846,15 +863,20 @@ export function renderUserSummary(record: UserRecord): UserSummary {
 
 /**
  * Renders a ChatParticipant with every documented field. `resolveUser` turns the stored agent
- * ids of assignedTo and lastAssignedAgent into SystemUser objects (null when unknown).
+ * ids of assignedTo and lastAssignedAgent into user records (null when unknown): SystemUser
+ * objects for the deprecated terminate, credential-free UserResponse objects for the other
+ * operations (Authentication point 7).
  */
-export function renderChatParticipant(
+export function renderChatParticipant<U extends SystemUser | UserResponse>(
   record: ResourceRecord & { readonly id: string },
-  resolveUser: (userId: string) => SystemUser | null,
-): ChatParticipant {
+  resolveUser: (userId: string) => U | null,
+): Omit<ChatParticipantView, 'assignedTo' | 'lastAssignedAgent'> & {
+  assignedTo: U | null;
+  lastAssignedAgent: U | null;
+} {
   const s = (key: string): string | null => readString(record, key);
   const b = (key: string): boolean => readBoolean(record, key, false);
-  const agent = (key: string): SystemUser | null => {
+  const agent = (key: string): U | null => {
     const userId = s(key);
     return userId === null ? null : resolveUser(userId);
   };

@@ -6,7 +6,10 @@
 import {
   CHAT_PARTICIPANT_FIELDS,
   CLIENT_FIELDS,
+  CREDENTIAL_FIELDS,
   chatParticipantSchema,
+  chatParticipantViewSchema,
+  userResponseSchema,
   MASKED_PASSWORD,
   SYSTEM_USER_FIELDS,
 } from '../../src/schemas/index.js';
@@ -32,14 +35,29 @@ async function put(body: Record<string, unknown>, key: string = KEYS.supervisor)
 }
 
 describe('GET {chat_prefix}/ChatParticipant?id=', () => {
-  it('renders every documented field, assignedTo as a SystemUser with a masked password and a full Client', async () => {
+  it('renders every documented field, assignedTo as a credential-free user record (point 7)', async () => {
     const body = await get(IDS.openChat);
     expect(Object.keys(body).sort()).toEqual([...CHAT_PARTICIPANT_FIELDS].sort());
+    expect(chatParticipantViewSchema.safeParse(body).success).toBe(true);
+    const agent = body.assignedTo as Record<string, unknown>;
+    expect(Object.keys(agent).sort()).toEqual(Object.keys(userResponseSchema.shape).sort());
+    expect(agent).toMatchObject({ id: IDS.ada, email: 'agent@demo.test', clientRef: 'demo' });
+    for (const field of CREDENTIAL_FIELDS) expect(agent).not.toHaveProperty(field);
+  });
+
+  it('the deprecated terminate keeps the full shape: assignedTo a SystemUser, masked password, full Client', async () => {
+    const res = await put({ id: IDS.openChat, assignedTo: { id: IDS.ada } });
+    expect(res.status).toBe(200);
+    const body = res.body as Record<string, unknown>;
     expect(chatParticipantSchema.safeParse(body).success).toBe(true);
     const agent = body.assignedTo as Record<string, unknown>;
     expect(Object.keys(agent).sort()).toEqual([...SYSTEM_USER_FIELDS].sort());
     expect(agent).toMatchObject({ id: IDS.ada, email: 'agent@demo.test', password: MASKED_PASSWORD });
     expect(Object.keys(agent.client as object).sort()).toEqual([...CLIENT_FIELDS].sort());
+  });
+
+  it('renders the participant fields', async () => {
+    const body = await get(IDS.openChat);
     expect(body).toMatchObject({
       id: IDS.openChat,
       fullName: 'Carla Customer',

@@ -63,10 +63,10 @@ describe('renderers', () => {
     expect(user.client).toMatchObject({ smsPassword: 's' });
   });
 
-  it('a disabled SystemUser has no valid token', () => {
+  it('a disabled SystemUser has no valid token (loginToken is a plain string: empty, not null)', () => {
     expect(renderSystemUser({ ...record, disabled: true }, null)).toMatchObject({
       validToken: false,
-      loginToken: null,
+      loginToken: '',
     });
   });
 

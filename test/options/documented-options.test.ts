@@ -142,6 +142,8 @@ describe('every documented option is accepted', () => {
       chatPrefix: '/chat',
       clock: Date.UTC(2026, 0, 1),
       retry: { attempts: 1, backoffMs: 0 },
+      deliveryConcurrency: 4,
+      onDeliveryAttempt: () => undefined,
       timeoutMs: 1000,
       deliveryHeaders: { 'x-webhook-token': 'secret' },
       deliveryLogLimit: 10,

@@ -1,7 +1,7 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { Agent, request } from 'undici';
+import { backoffDelay } from '../../dispatch/backoff.js';
 import type { WebhookType } from '../../schemas/index.js';
 import type { FaultKind, ResolvedFault } from './faults.js';
 
@@ -15,9 +15,23 @@ export interface RetryOptions {
   /**
    * Real milliseconds to wait before attempt `n + 1` after attempt `n` failed: a number (the
    * same wait every time) or a function of `n` (1-based).
-   * @default (n) => 1000 * 2 ** (n - 1)  (1 s, 2 s, ...)
+   * @default the dispatcher's exponential backoff from 1 s: 1 s, 2 s, ... (src/dispatch/backoff.ts)
    */
-  readonly backoffMs?: number | ((failedAttempt: number) => number);
+  readonly backoffMs?: number | ((failedAttempt: number) => number) | undefined;
+}
+
+/** One finished delivery attempt, as `onDeliveryAttempt` (and `emulator --verbose`) sees it. */
+export interface DeliveryAttempt {
+  readonly id: string;
+  readonly type: WebhookType;
+  readonly url: string;
+  readonly attempt: number;
+  /** HTTP status, or null when there was none (connection error, timeout, injected failure). */
+  readonly status: number | null;
+  /** Real duration of the attempt, milliseconds. */
+  readonly ms: number;
+  readonly error: string | null;
+  readonly undocumented: boolean;
 }
 
 /** Where a delivery is in its life. */
@@ -40,6 +54,8 @@ export interface DeliveryLogEntry {
   readonly faults: readonly FaultKind[];
   /** For a duplicate: the id of the delivery it duplicates. */
   readonly duplicateOf: string | null;
+  /** True when a trigger opted out of the documented contract (`undocumented: true`). */
+  readonly undocumented: boolean;
   state: DeliveryState;
   /** Attempts made so far. */
   attempts: number;
@@ -59,51 +75,150 @@ export interface DeliveryRequest {
   readonly messagingNumber: string;
   readonly emittedAt: number;
   readonly faults: readonly ResolvedFault[];
+  /**
+   * Deliveries with the same key go out one at a time, in emission order (one conversation's
+   * events to one URL). @default the URL and the messaging number
+   */
+  readonly orderKey?: string;
+  /** Drift simulation (see {@link DeliveryLogEntry.undocumented}). @default false */
+  readonly undocumented?: boolean;
 }
 
 /** Options of {@link createDeliverer}. */
 export interface DelivererOptions {
   readonly logger: Logger;
-  readonly retry: Required<RetryOptions>;
+  readonly retry: { readonly attempts: number; readonly backoffMs?: RetryOptions['backoffMs'] };
   /** Per-attempt timeout, real milliseconds. */
   readonly timeoutMs: number;
   /** Extra headers on every delivery. */
   readonly headers: Readonly<Record<string, string>>;
   /** Most log entries kept; the oldest finished ones are dropped beyond it. */
   readonly logLimit: number;
+  /** Deliveries in flight at once (across order keys). */
+  readonly concurrency: number;
+  /** Called after every attempt. */
+  readonly onAttempt?: ((attempt: DeliveryAttempt) => void) | undefined;
 }
 
-/** Delivers payloads one at a time, in emission order, and keeps the delivery log. */
+/** Delivers payloads, in emission order per order key, and keeps the delivery log. */
 export interface Deliverer {
   enqueue(request: DeliveryRequest): DeliveryLogEntry;
   /** Resolves when nothing is queued, held or in flight (held deliveries are released first). */
   idle(): Promise<void>;
   log(): readonly DeliveryLogEntry[];
   clearLog(): void;
+  /** Waits for deliveries, then closes the keep-alive connections (a later delivery reopens). */
+  close(): Promise<void>;
+}
+
+interface Job {
+  readonly entry: DeliveryLogEntry;
+  readonly faults: readonly ResolvedFault[];
+  readonly key: string;
+  /** Scheduling order: lane heads start lowest first, so concurrency 1 is emission order. */
+  order?: number;
+}
+
+/** A min-heap of jobs by `order` (the heads of lanes waiting for a free slot). */
+function createReadyHeap(): { push(job: Job): void; pop(): Job | undefined; readonly size: number } {
+  const heap: Job[] = [];
+  const less = (a: number, b: number): boolean => (heap[a]?.order ?? 0) < (heap[b]?.order ?? 0);
+  const swap = (a: number, b: number): void => {
+    [heap[a], heap[b]] = [heap[b] as Job, heap[a] as Job];
+  };
+  return {
+    get size() {
+      return heap.length;
+    },
+    push(job) {
+      heap.push(job);
+      for (let i = heap.length - 1; i > 0 && less(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    },
+    pop() {
+      const top = heap[0];
+      const last = heap.pop();
+      if (heap.length > 0 && last !== undefined) {
+        heap[0] = last;
+        for (let i = 0; ;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < heap.length && less(l, m)) m = l;
+          if (r < heap.length && less(r, m)) m = r;
+          if (m === i) break;
+          swap(i, m);
+          i = m;
+        }
+      }
+      return top;
+    },
+  };
 }
 
 /**
- * Creates the deliverer. Deliveries run one at a time in emission order, so that order is the
- * baseline a receiver sees and `outOfOrder` faults are visible as such.
+ * Creates the deliverer: up to `concurrency` deliveries in flight over keep-alive connections
+ * (an undici Agent), while deliveries sharing an order key (one conversation to one URL) go
+ * out one at a time in emission order, as a receiver expects. Waiting deliveries start in
+ * emission order, so `concurrency: 1` is the global emission order. Each attempt has its own
+ * timeout; failed attempts are retried with the dispatcher's backoff.
  */
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const entries: DeliveryLogEntry[] = [];
   let sequence = 0;
-  let chain: Promise<void> = Promise.resolve();
+  let scheduled = 0;
   let pending = 0;
-  let held: { entry: DeliveryLogEntry; faults: readonly ResolvedFault[] }[] = [];
+  let active = 0;
+  let held: Job[] = [];
+  /** Per order key: its jobs, the head one running or waiting in `ready`. */
+  const lanes = new Map<string, Job[]>();
+  const ready = createReadyHeap();
+  let idleWaiters: (() => void)[] = [];
+  let agent: Agent | undefined;
+  const headers = {
+    ...options.headers,
+    'content-type': 'application/json',
+    'user-agent': 'messaging-webhooks-emulator',
+  };
 
-  function schedule(entry: DeliveryLogEntry, faults: readonly ResolvedFault[]): void {
+  function schedule(job: Job): void {
     pending += 1;
-    chain = chain
-      .then(() => run(entry, faults))
-      .catch((error: unknown) => {
-        options.logger.error({ err: error, deliveryId: entry.id }, 'delivery crashed');
-      })
-      .finally(() => {
-        pending -= 1;
-        trim();
-      });
+    scheduled += 1;
+    job.order = scheduled;
+    const lane = lanes.get(job.key);
+    if (lane === undefined) {
+      lanes.set(job.key, [job]);
+      ready.push(job);
+    } else {
+      lane.push(job);
+    }
+    pump();
+  }
+
+  function pump(): void {
+    while (active < options.concurrency && ready.size > 0) {
+      const job = ready.pop() as Job;
+      const lane = lanes.get(job.key) ?? [];
+      active += 1;
+      run(job)
+        .catch((error: unknown) => {
+          options.logger.error({ err: error, deliveryId: job.entry.id }, 'delivery crashed');
+        })
+        .finally(() => {
+          active -= 1;
+          pending -= 1;
+          lane.shift();
+          const next = lane[0];
+          if (next === undefined) lanes.delete(job.key);
+          else ready.push(next);
+          trim();
+          pump();
+          if (pending === 0) {
+            const waiters = idleWaiters;
+            idleWaiters = [];
+            for (const resolve of waiters) resolve();
+          }
+        });
+    }
   }
 
   /** A long-running emulator must not grow without bound: drops the oldest finished entries. */
@@ -127,6 +242,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       emittedAt: request.emittedAt,
       faults: request.faults.map((fault) => fault.kind),
       duplicateOf,
+      undocumented: request.undocumented ?? false,
       state: 'queued',
       attempts: 0,
       responseStatus: null,
@@ -138,51 +254,110 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     return entry;
   }
 
-  async function run(entry: DeliveryLogEntry, faults: readonly ResolvedFault[]): Promise<void> {
-    const log = options.logger.child({ deliveryId: entry.id, type: entry.type });
+  function waitBeforeRetry(failedAttempt: number): number {
+    const schedule = options.retry.backoffMs;
+    const ms =
+      typeof schedule === 'function'
+        ? schedule(failedAttempt)
+        : backoffDelay(
+            schedule === undefined
+              ? { type: 'exponential', delay: 1000, maxDelay: Number.POSITIVE_INFINITY }
+              : { type: 'fixed', delay: schedule, maxDelay: Number.POSITIVE_INFINITY },
+            failedAttempt,
+          );
+    return Number.isFinite(ms) && ms > 0 ? ms : 0;
+  }
+
+  async function run({ entry, faults }: Job): Promise<void> {
     for (const fault of faults) if (fault.kind === 'delay') await sleep(fault.ms);
     const failFault = faults.find((fault) => fault.kind === 'fail');
     const injectedFailures =
       failFault?.kind === 'fail' ? (failFault.attempts ?? Number.POSITIVE_INFINITY) : 0;
+    const body = JSON.stringify(entry.payload);
     entry.state = 'delivering';
     for (let attempt = 1; attempt <= options.retry.attempts; attempt += 1) {
       entry.attempts = attempt;
-      if (attempt <= injectedFailures) {
-        entry.responseStatus = null;
-        entry.latencyMs = 0;
-        entry.error = 'Injected failure (fault injection)';
-      } else {
-        const started = performance.now();
-        const outcome = await post(entry.url, entry.payload, options.timeoutMs, options.headers);
-        entry.latencyMs = Math.round(performance.now() - started);
-        entry.responseStatus = outcome.status;
-        entry.error = outcome.error;
-        if (outcome.error === null) {
-          entry.state = 'delivered';
-          log.debug({ attempt, status: outcome.status }, 'delivered');
-          return;
-        }
+      const started = performance.now();
+      const outcome =
+        attempt <= injectedFailures
+          ? { status: null, error: 'Injected failure (fault injection)' }
+          : await post(entry.url, body);
+      entry.latencyMs = attempt <= injectedFailures ? 0 : Math.round(performance.now() - started);
+      entry.responseStatus = outcome.status;
+      entry.error = outcome.error;
+      const report: DeliveryAttempt = {
+        id: entry.id,
+        type: entry.type,
+        url: entry.url,
+        attempt,
+        status: outcome.status,
+        ms: entry.latencyMs,
+        error: outcome.error,
+        undocumented: entry.undocumented,
+      };
+      options.logger.debug(report, outcome.error === null ? 'delivered' : 'delivery attempt failed');
+      options.onAttempt?.(report);
+      if (outcome.error === null) {
+        entry.state = 'delivered';
+        return;
       }
-      log.debug({ attempt, error: entry.error }, 'delivery attempt failed');
-      if (attempt < options.retry.attempts) await sleep(backoff(options.retry.backoffMs, attempt));
+      if (attempt < options.retry.attempts) await sleep(waitBeforeRetry(attempt));
     }
     entry.state = 'failed';
   }
 
-  return {
+  /** One POST over the keep-alive pool: 2xx is success; any other status, error or timeout fails. */
+  async function post(url: string, body: string): Promise<{ status: number | null; error: string | null }> {
+    agent ??= new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
+    try {
+      // the timeout: no response headers, or no body progress, within timeoutMs (undici's own
+      // timers, cheaper than an AbortSignal per request)
+      const response = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: agent,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      await response.body.dump();
+      const status = response.statusCode;
+      return { status, error: status >= 200 && status < 300 ? null : `Receiver answered ${status}` };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        return { status: null, error: `Timed out after ${options.timeoutMs} ms` };
+      }
+      const cause = (error as { cause?: { message?: unknown } }).cause;
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        status: null,
+        error: typeof cause?.message === 'string' ? `${message}: ${cause.message}` : message,
+      };
+    }
+  }
+
+  function releaseHeld(): void {
+    const released = held;
+    held = [];
+    for (const job of released) schedule(job);
+  }
+
+  const deliverer: Deliverer = {
     enqueue(request) {
+      const key = request.orderKey ?? `${request.url} ${request.messagingNumber}`;
       const entry = createEntry(request, null);
       const isHeld = request.faults.some((fault) => fault.kind === 'outOfOrder');
       const released = held;
       held = [];
       if (isHeld) {
         entry.state = 'held';
-        held.push({ entry, faults: request.faults });
+        held.push({ entry, faults: request.faults, key });
       } else {
-        schedule(entry, request.faults);
+        schedule({ entry, faults: request.faults, key });
       }
       // a held delivery goes out right after the next one: that is the reordering
-      for (const item of released) schedule(item.entry, item.faults);
+      for (const job of released) schedule(job);
       if (request.faults.some((fault) => fault.kind === 'duplicate')) {
         const copy = createEntry(
           { ...request, faults: request.faults.filter((fault) => fault.kind !== 'duplicate') },
@@ -190,88 +365,33 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         );
         if (isHeld) {
           copy.state = 'held';
-          held.push({ entry: copy, faults: [] });
+          held.push({ entry: copy, faults: [], key });
         } else {
-          schedule(copy, []);
+          schedule({ entry: copy, faults: [], key });
         }
       }
       return entry;
     },
     async idle() {
       while (pending > 0 || held.length > 0) {
-        const released = held;
-        held = [];
-        for (const item of released) schedule(item.entry, item.faults);
-        await chain;
+        releaseHeld();
+        if (pending > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
       }
     },
     log: () => entries,
     clearLog() {
       entries.length = 0;
     },
+    async close() {
+      await deliverer.idle();
+      const open = agent;
+      agent = undefined;
+      await open?.close();
+    },
   };
-}
-
-function backoff(schedule: Required<RetryOptions>['backoffMs'], failedAttempt: number): number {
-  const ms = typeof schedule === 'number' ? schedule : schedule(failedAttempt);
-  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+  return deliverer;
 }
 
 function sleep(ms: number): Promise<void> {
   return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * POSTs a JSON body with a timeout. A 2xx answer is success; anything else (other status,
- * network error, timeout) is a failure with a reason. No keep-alive: every attempt is a fresh
- * connection, so closing a test receiver is never held up by the emulator.
- */
-function post(
-  url: string,
-  payload: unknown,
-  timeoutMs: number,
-  headers: Readonly<Record<string, string>>,
-): Promise<{ status: number | null; error: string | null }> {
-  return new Promise((resolve) => {
-    const body = JSON.stringify(payload);
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      resolve({ status: null, error: `Invalid URL ${url}` });
-      return;
-    }
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    let settled = false;
-    const finish = (outcome: { status: number | null; error: string | null }): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    const req = send(target, {
-      method: 'POST',
-      agent: false,
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'user-agent': 'messaging-webhooks-emulator',
-        connection: 'close',
-      },
-    });
-    const timer = setTimeout(() => {
-      req.destroy(new Error(`Timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      res.resume();
-      res.on('end', () => {
-        finish({ status, error: status >= 200 && status < 300 ? null : `Receiver answered ${status}` });
-      });
-      res.on('error', (error) => finish({ status, error: error.message }));
-    });
-    req.on('error', (error) => finish({ status: null, error: error.message }));
-    req.end(body);
-  });
 }

@@ -32,6 +32,13 @@ export interface Emitter {
     options?: {
       readonly faults?: readonly ResolvedFault[];
       readonly chatbotPayloadVersion?: ChatbotPayloadVersion;
+      /** Drift simulation: the payload may leave the documented contract; the log marks it. */
+      readonly undocumented?: boolean;
+      /**
+       * The conversation (chat participant id) the event belongs to: its events to one URL are
+       * delivered in order. @default the number (session and partner events)
+       */
+      readonly conversation?: string;
     },
   ): DeliveryLogEntry | undefined;
 }
@@ -51,14 +58,18 @@ export function createEmitter(
     emit(type, number, payload, options = {}) {
       const url = webhookUrlFor(configFor(number), type);
       if (url === undefined) return undefined;
-      // one source of truth: whatever the emulator sends must pass the receiver's schemas
-      const parsed = parseWebhook(
-        type,
-        payload,
-        options.chatbotPayloadVersion === undefined
-          ? {}
-          : { chatbotPayloadVersion: options.chatbotPayloadVersion },
-      );
+      const undocumented = options.undocumented ?? false;
+      // one source of truth: whatever the emulator sends must pass the receiver's schemas,
+      // unless a test asked for drift on purpose
+      const parsed = undocumented
+        ? ({ success: true } as const)
+        : parseWebhook(
+            type,
+            payload,
+            options.chatbotPayloadVersion === undefined
+              ? {}
+              : { chatbotPayloadVersion: options.chatbotPayloadVersion },
+          );
       if (!parsed.success) {
         throw new EmulatorError('INTERNAL', 500, `Emulator built an invalid ${type} payload`, {
           details: { issues: parsed.issues },
@@ -71,6 +82,8 @@ export function createEmitter(
         messagingNumber: number.messagingNumber.number,
         emittedAt: clock.now(),
         faults: faults.plan(type, options.faults ?? []),
+        undocumented,
+        orderKey: `${url} ${options.conversation ?? number.messagingNumber.number}`,
       });
     },
   };

@@ -5,6 +5,7 @@ import {
   chatParticipantTerminateSchema,
   renderChatParticipant,
   type ChatParticipant,
+  type ChatParticipantView,
 } from '../../schemas/index.js';
 import type { RouteGroup } from '../context.js';
 import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
@@ -17,7 +18,7 @@ import {
   type EmulatorUser,
   type RatingWidgetTrigger,
 } from '../state.js';
-import { toSystemUser } from './users.js';
+import { toSystemUser, toUserResponse } from './users.js';
 
 /*
  * Live chat (sections Terminate or reopen a chat; Chat participant closure). The deprecated
@@ -83,7 +84,11 @@ export function participantOfClient(
   return participant;
 }
 
-/** Renders a stored participant (assignedTo/lastAssignedAgent as SystemUser objects). */
+/**
+ * Renders a stored participant for the deprecated terminateChatParticipantChat, the one
+ * operation that returns assignedTo/lastAssignedAgent as credential-bearing SystemUser objects
+ * (it takes the whole object back, merge rule 4).
+ */
 export function toChatParticipant(
   state: EmulatorState,
   participant: EmulatorChatParticipant,
@@ -91,6 +96,21 @@ export function toChatParticipant(
   return renderChatParticipant(participant, (userId) => {
     const user = state.users.get(userId);
     return user === undefined ? null : toSystemUser(state, user);
+  });
+}
+
+/**
+ * Renders a stored participant for GET ChatParticipant and the v2 operations: Authentication
+ * point 7, credentials come only from deprecated operations, so the agents are credential-free
+ * UserResponse records.
+ */
+export function toChatParticipantView(
+  state: EmulatorState,
+  participant: EmulatorChatParticipant,
+): ChatParticipantView {
+  return renderChatParticipant(participant, (userId) => {
+    const user = state.users.get(userId);
+    return user === undefined ? null : toUserResponse(state, user);
   });
 }
 
@@ -234,7 +254,10 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
       if (id === null || id === '') {
         throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
       }
-      return { status: 200, body: toChatParticipant(state, participantOfClient(state, auth.client.id, id)) };
+      return {
+        status: 200,
+        body: toChatParticipantView(state, participantOfClient(state, auth.client.id, id)),
+      };
     },
   });
 
@@ -261,7 +284,7 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
       }
       participant.conversationClosed = true;
       onTerminated(state, participant, auth.user, 'terminateV2', now());
-      return { status: 200, body: toChatParticipant(state, participant) };
+      return { status: 200, body: toChatParticipantView(state, participant) };
     },
   });
 
@@ -277,7 +300,7 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
       assertReopenable(state, participant);
       participant.conversationClosed = false;
       participant.openedBy = auth.user.email;
-      return { status: 200, body: toChatParticipant(state, participant) };
+      return { status: 200, body: toChatParticipantView(state, participant) };
     },
   });
 };

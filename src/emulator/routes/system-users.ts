@@ -55,7 +55,8 @@ function applyCredentials(
   }
   for (const key of STORED_CREDENTIALS) {
     const value = input[key];
-    if (value !== undefined) user[key] = value;
+    // the masked tempPassword of a fetched SystemUser sent back changes nothing either
+    if (value !== undefined && !(key === 'tempPassword' && value === MASKED_PASSWORD)) user[key] = value;
   }
 }
 
@@ -89,7 +90,8 @@ export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
       const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
       // a caller-chosen tempPassword only replaces the generated one when no password was given
       applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
-      return { status: 200, body: render(user) };
+      // point 7: the temporary password is returned once, here; every later rendering masks it
+      return { status: 200, body: { ...render(user), tempPassword: user.tempPassword } };
     },
   });
 
