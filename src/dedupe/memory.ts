@@ -1,5 +1,5 @@
+import { sha256Base64url } from '../util/sha256.js';
 import { LRUCache } from 'lru-cache';
-import { createHash } from 'node:crypto';
 import { checkOptions, optionKeys } from '../util/options.js';
 import type { DedupeStore } from './types.js';
 
@@ -66,7 +66,5 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
  * a digested key cannot collide with one.
  */
 function bounded(key: string): string {
-  return key.length <= MAX_STORED_KEY_LENGTH
-    ? key
-    : `#${createHash('sha256').update(key).digest('base64url')}`;
+  return key.length <= MAX_STORED_KEY_LENGTH ? key : `#${sha256Base64url(key)}`;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Base64url } from '../util/sha256.js';
 import { LRUCache } from 'lru-cache';
 import { DELIVERY_PROGRESS, DELIVERY_STATUSES, type DeliveryStatus } from '../schemas/index.js';
 
@@ -71,7 +71,7 @@ const MAX_KEPT_GST_ID_LENGTH = 64;
 function slotOf(gstId: string): string {
   return gstId.length <= MAX_KEPT_GST_ID_LENGTH && !gstId.startsWith('#')
     ? gstId
-    : `#${createHash('sha256').update(gstId).digest('base64url')}`;
+    : `#${sha256Base64url(gstId)}`;
 }
 
 const RANK = new Map<string, number>(DELIVERY_PROGRESS.map((status, index) => [status, index]));
