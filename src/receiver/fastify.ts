@@ -77,7 +77,8 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
       body: RequestBody,
     ): void {
       try {
-        if (captureSettings) capture(captureSettings, request.raw, head, body, pipeline.logger);
+        if (captureSettings)
+          capture(captureSettings, Object.entries(request.raw.headers), head, body, pipeline.logger);
         const answered = pipeline.accept(head, body);
         if (answered instanceof Promise) {
           answered.then(

@@ -17,16 +17,11 @@ import {
   belowBasePath,
   createWebhookPipeline,
   normaliseBasePath,
-  type AcceptedHead,
-  type CaptureSink,
   type RequestHead,
-  type WebhookPipeline,
   type WebhookPipelineOptions,
 } from '../pipeline/index.js';
-import { WEBHOOK_PATHS } from '../schemas/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { INTERNAL_ERROR } from './handle.js';
-import { bodyText } from '../pipeline/json.js';
+import { capture, captureSettingsOf, INTERNAL_ERROR } from './handle.js';
 
 /**
  * Keeps a serverless invocation alive until a promise settles: Cloudflare Workers'
@@ -283,35 +278,6 @@ async function readStreamed(
   return all;
 }
 
-/** Headers never written to a capture. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
-
-function capture(
-  sink: CaptureSink,
-  tokenHeader: string,
-  request: Request,
-  head: AcceptedHead,
-  body: Uint8Array,
-  logger: WebhookPipeline['logger'],
-): void {
-  try {
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      if (!SECRET_HEADERS.has(name) && name !== tokenHeader) headers[name] = value;
-    });
-    sink({
-      receivedAt: new Date(head.receivedAt).toISOString(),
-      // The canonical endpoint path: a token given as a path segment or query parameter is not kept.
-      path: head.type === undefined ? '/' : `/${WEBHOOK_PATHS[head.type]}`,
-      type: head.type,
-      headers,
-      body: bodyText(body),
-    });
-  } catch (error) {
-    logger.error({ err: error }, 'capture sink failed');
-  }
-}
-
 const NOT_FOUND = toErrorResponse(new NotFoundError());
 
 const respond = (answer: HttpAnswer): Response =>
@@ -349,8 +315,7 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
   const pipeline = createWebhookPipeline(withFollowedDispatcher(pipelineOptions, followed), {
     factory: 'createFetchHandler',
   });
-  const sink = options.capture;
-  const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
+  const captureSettings = captureSettingsOf(pipelineOptions);
 
   async function webhookFetchHandler(request: Request, context?: FetchHandlerContext): Promise<Response> {
     try {
@@ -361,7 +326,7 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
       if (head instanceof WebhookError) return respond(toErrorResponse(head));
       const body = await readBytes(request, pipeline.bodyLimit);
       if (body instanceof WebhookError) return respond(pipeline.refuse(head, body));
-      if (sink) capture(sink, tokenHeader, request, head, body, pipeline.logger);
+      if (captureSettings) capture(captureSettings, request.headers, head, { raw: body }, pipeline.logger);
       const keeper = typeof context?.waitUntil === 'function' ? context : undefined;
       if (keeper === undefined && waitUntil === undefined) {
         return respond(await pipeline.accept(head, { raw: body }));

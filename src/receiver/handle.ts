@@ -63,19 +63,25 @@ export function captureSettingsOf(options: WebhookPipelineOptions): CaptureSetti
     : { sink: options.capture, tokenHeader: (options.tokenHeader ?? 'x-webhook-token').toLowerCase() };
 }
 
-/** Hands a request to the capture sink, secret headers dropped; a failing sink is logged, never thrown. */
+/** Request headers as an adapter has them: node's `req.headers` entries, or a web `Headers`. */
+export type HeaderEntries = Iterable<readonly [string, string | readonly string[] | undefined]>;
+
+/**
+ * Hands a request to the capture sink, secret headers dropped; a failing sink is logged, never
+ * thrown. Every adapter calls this one function, so a capture reads the same whatever the framework.
+ */
 export function capture(
   settings: CaptureSettings,
-  req: IncomingMessage,
+  requestHeaders: HeaderEntries,
   head: AcceptedHead,
   body: RequestBody,
   logger: WebhookPipeline['logger'],
 ): void {
   try {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
+    for (const [name, value] of requestHeaders) {
       if (value === undefined || SECRET_HEADERS.has(name) || name === settings.tokenHeader) continue;
-      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      headers[name] = typeof value === 'string' ? value : value.join(', ');
     }
     const raw = 'raw' in body ? body.raw : JSON.stringify(body.parsed);
     settings.sink({
@@ -152,7 +158,7 @@ export function answer(
   captureSettings: CaptureSettings | undefined,
 ): void {
   try {
-    if (captureSettings) capture(captureSettings, req, head, body, pipeline.logger);
+    if (captureSettings) capture(captureSettings, Object.entries(req.headers), head, body, pipeline.logger);
     const answered = pipeline.accept(head, body);
     if (answered instanceof Promise) {
       answered.then(
