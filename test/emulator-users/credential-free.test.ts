@@ -9,30 +9,10 @@ import request from 'supertest';
 import { createPlatformClient, type PlatformClient } from '../../src/client/index.js';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { CREDENTIAL_FIELDS, MASKED_PASSWORD } from '../../src/schemas/index.js';
-import { CHAT, createSuiteSeed, findKeys, IDS, KEYS, SU, T0, V1 } from './fixtures.js';
+import { CHAT, findKeys, IDS, KEYS, seedWithEveryCredential, SU, T0, V1 } from './fixtures.js';
 
 const HOOKS = '/Messaging/MessagingClientWebHook';
 const LITE_NUMBER_ID = '00000000-0000-4000-8000-000000000041';
-
-function seedWithEveryCredential() {
-  const seed = createSuiteSeed();
-  return {
-    ...seed,
-    clients: (seed.clients ?? []).map((client) => ({
-      ...client,
-      smsPassword: 'sms-secret',
-      headerKeyPairsJson: '[{"key":"k","value":"v"}]',
-    })),
-    users: (seed.users ?? []).map((user) => ({
-      ...user,
-      tempPassword: 'temp-secret',
-      loginToken: 'login-secret',
-      emailVerificationKey: 'verify-secret',
-      passwordResetKey: 'reset-secret',
-      applicationKey: 'app-secret',
-    })),
-  };
-}
 
 /** Every path at which a string value equals one of `secrets`, whatever its key. */
 function findValues(value: unknown, secrets: ReadonlySet<string>, path = ''): string[] {

@@ -7,27 +7,7 @@
 import { createEmulator } from '../../src/emulator/index.js';
 import { CREDENTIAL_FIELDS } from '../../src/schemas/index.js';
 import request from 'supertest';
-import { createSuiteSeed, findKeys, IDS, KEYS, SU, V1 } from './fixtures.js';
-
-function seedWithEveryCredential() {
-  const seed = createSuiteSeed();
-  return {
-    ...seed,
-    clients: (seed.clients ?? []).map((client) => ({
-      ...client,
-      smsPassword: 'sms-secret',
-      headerKeyPairsJson: '[{"key":"k","value":"v"}]',
-    })),
-    users: (seed.users ?? []).map((user) => ({
-      ...user,
-      tempPassword: 'temp-secret',
-      loginToken: 'login-secret',
-      emailVerificationKey: 'verify-secret',
-      passwordResetKey: 'reset-secret',
-      applicationKey: 'app-secret',
-    })),
-  };
-}
+import { findKeys, IDS, KEYS, seedWithEveryCredential, SU, V1 } from './fixtures.js';
 
 describe('no api/v1 response carries a credential field', () => {
   it('walks every api/v1 response body at any depth', async () => {

@@ -93,3 +93,24 @@ export function findKeys(value: unknown, keys: readonly string[], path = ''): st
     ...findKeys(child, keys, `${path}${key}.`),
   ]);
 }
+
+/** The suite seed with every credential field set, so a renderer that copied one through is caught. */
+export function seedWithEveryCredential() {
+  const seed = createSuiteSeed();
+  return {
+    ...seed,
+    clients: (seed.clients ?? []).map((client) => ({
+      ...client,
+      smsPassword: 'sms-secret',
+      headerKeyPairsJson: '[{"key":"k","value":"v"}]',
+    })),
+    users: (seed.users ?? []).map((user) => ({
+      ...user,
+      tempPassword: 'temp-secret',
+      loginToken: 'login-secret',
+      emailVerificationKey: 'verify-secret',
+      passwordResetKey: 'reset-secret',
+      applicationKey: 'app-secret',
+    })),
+  };
+}
