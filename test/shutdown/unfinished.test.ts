@@ -117,6 +117,9 @@ describe('close(timeoutMs) with acknowledged events left', () => {
       expect(unfinished).toContain(`event-${i}`);
       expect(attempts.get(`event-${i}`)).toBe(1);
     }
+    process.stdout.write(
+      `shutdown test: close(100) with ${EVENTS} acked: ${succeeded.length + deadLettered.length} ran, ${unfinished.length} spilled, ${EVENTS - new Set(outcomes).size} lost, ${outcomes.length - new Set(outcomes).size} twice\n`,
+    );
   });
 });
 
