@@ -127,16 +127,26 @@ describe('messaging-webhooks/metrics', () => {
     metrics.stop();
   });
 
-  it('follows Prometheus naming: counters end in _total, durations in _seconds', () => {
+  it('follows Prometheus naming: counters end in _total, histograms in _seconds', async () => {
     const { router } = createTestReceiver();
     const registry = new Registry();
     const { names, stop } = collectMetrics(router, { registry });
-    for (const metric of registry.getMetricsAsArray()) {
-      expect(metric.name.startsWith('messaging_webhooks_')).toBe(true);
-      if ((metric as { type?: string }).type === 'counter') expect(metric.name).toMatch(/_total$/);
-      if ((metric as { type?: string }).type === 'histogram') expect(metric.name).toMatch(/_seconds$/);
+    const types = [...(await registry.metrics()).matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(
+      ([, name, type]) => ({
+        name: name!,
+        type: type!,
+      }),
+    );
+    expect(types.map(({ name }) => name).sort()).toEqual([...names].sort());
+    for (const { name, type } of types) {
+      expect(name.startsWith('messaging_webhooks_')).toBe(true);
+      if (type === 'counter') expect(name).toMatch(/_total$/);
+      if (type === 'histogram') expect(name).toMatch(/_seconds$/);
     }
-    expect(names).toHaveLength(registry.getMetricsAsArray().length);
+    expect(types.filter(({ type }) => type === 'gauge').map(({ name }) => name)).toEqual([
+      'messaging_webhooks_queue_depth',
+      'messaging_webhooks_callbacks_running',
+    ]);
     stop();
     expect(registry.getMetricsAsArray()).toHaveLength(0);
   });
