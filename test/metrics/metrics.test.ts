@@ -1,7 +1,9 @@
 import { Registry } from 'prom-client';
 import request from 'supertest';
-import { collectMetrics } from '../../src/metrics/index.js';
-import { createNodeHandler } from '../../src/receiver/index.js';
+import { collectMetrics, DEFAULT_CALLBACK_BUCKETS } from '../../src/metrics/index.js';
+import Fastify from 'fastify';
+import { webhooksPlugin } from '../../src/receiver/fastify.js';
+import { createFetchHandler, createNodeHandler } from '../../src/receiver/index.js';
 import { buildChatbotEvent, buildIncoming, buildSession, buildStatus } from '../../src/testing/index.js';
 import { createTestReceiver, deferred } from '../helpers/receiver.js';
 
@@ -124,6 +126,17 @@ describe('messaging-webhooks/metrics', () => {
     // Histograms are in seconds with their _bucket, _sum and _count series.
     expect(scraped.get(key('wh_ack_duration_seconds_bucket', { type: 'incoming', le: '+Inf' }))).toBe(4);
     expect(scraped.get(key('wh_ack_duration_seconds_sum', { type: 'incoming' }))).toBeLessThan(1);
+    expect(scraped.get(key('wh_ack_duration_seconds_bucket', { type: 'incoming', le: '2.5' }))).toBe(4);
+    const buckets = [...scraped]
+      .filter(
+        ([series]) =>
+          series.startsWith('wh_callback_duration_seconds_bucket{') && series.includes('"session"'),
+      )
+      .map(([, value]) => value);
+    expect(buckets).toHaveLength(DEFAULT_CALLBACK_BUCKETS.length + 1);
+    // Cumulative: never decreasing, ending at the count.
+    expect(buckets.every((value, index) => index === 0 || value >= buckets[index - 1]!)).toBe(true);
+    expect(buckets.at(-1)).toBe(2);
     metrics.stop();
   });
 
@@ -178,6 +191,44 @@ describe('messaging-webhooks/metrics', () => {
       scraped.get(key('messaging_webhooks_requests_total', { type: 'incoming', status: '200', code: 'ok' })),
     ).toBe(1);
     metrics.stop();
+  });
+
+  it('collects from the fetch handler and the Fastify plugin', async () => {
+    const fetchHandler = createFetchHandler({ basePath: '/webhooks', onIncoming: () => undefined });
+    const app = Fastify();
+    await app.register(webhooksPlugin, { prefix: '/webhooks', onIncoming: () => undefined });
+    await app.ready();
+    for (const [name, receiver] of [
+      ['fetch', fetchHandler],
+      ['fastify', app.webhooks],
+    ] as const) {
+      const registry = new Registry();
+      const metrics = collectMetrics(receiver, { registry });
+      const body = JSON.stringify(buildIncoming());
+      const headers = { 'content-type': 'application/json' };
+      const status =
+        name === 'fetch'
+          ? (
+              await fetchHandler(
+                new Request('http://local/webhooks/incoming', { method: 'POST', headers, body }),
+              )
+            ).status
+          : (await app.inject({ method: 'POST', url: '/webhooks/incoming', headers, payload: body }))
+              .statusCode;
+      expect(status).toBe(200);
+      await receiver.idle();
+      const scraped = samples(await registry.metrics());
+      expect([
+        name,
+        scraped.get(
+          key('messaging_webhooks_requests_total', { type: 'incoming', status: '200', code: 'ok' }),
+        ),
+        scraped.get(key('messaging_webhooks_ack_duration_seconds_count', { type: 'incoming' })),
+        scraped.get(key('messaging_webhooks_callbacks_total', { type: 'incoming', outcome: 'success' })),
+      ]).toEqual([name, 1, 1, 1]);
+      metrics.stop();
+    }
+    await app.close();
   });
 
   it('refuses what is not a receiver and a prefix Prometheus would reject', () => {
