@@ -142,7 +142,9 @@ const REJECTED_STATUS = 503;
  *
  * Totals that `stats()` keeps are read from it at scrape time (they count from the receiver's
  * start); the rest come from an observer the pipeline calls only while collection runs, so a
- * receiver whose metrics are not collected pays nothing.
+ * receiver whose metrics are not collected pays nothing. One collection per receiver at a time:
+ * a second replaces the first's observer (call `stop()` on the first). A BullMQ worker
+ * (`createWorker`) is not covered yet: its `stats()` is its own and it has no pipeline.
  *
  * @example
  * import { Registry } from 'prom-client';
