@@ -23,6 +23,7 @@ import { fixed, geomean, int, median, percent, ratio, table, verdict } from './l
 import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
 import { WEBHOOK_TYPES } from './lib/bodies.js';
 import { scenarioAdapters } from './adapters.js';
+import { scenarioMetrics } from './metrics.js';
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -826,6 +827,22 @@ async function main() {
     },
     // Scenario 7 (bench/emulator-keepalive.js): the emulator's keep-alive fan-out vs a bare undici loop.
     () => scenarioEmulatorKeepAlive(),
+    // Scenario 8 (bench/metrics.js): the node handler with Prometheus metrics collected vs without.
+    async () => {
+      results.scenarios.metrics = await scenarioMetrics({
+        load,
+        startServer: (script, config) =>
+          child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
+        stop,
+        measure,
+        target,
+        log,
+        quick,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: Number(args.get('adapter-rounds') ?? 1),
+      });
+    },
   ];
   results.scenarioSeconds = {};
   for (const [index, scenario] of scenarios.entries()) {

@@ -15,6 +15,22 @@ export class CallbackTimeoutError extends Error {
   }
 }
 
+/**
+ * Told about callback attempts; set only while something (the metrics collector) watches, so an
+ * unwatched runner pays one property read per attempt.
+ */
+export interface JobObserver {
+  /** An attempt settled (fulfilled, threw, rejected or timed out) after `seconds`. */
+  callbackSettled(type: WebhookType, seconds: number): void;
+  /** A failed attempt will be retried. */
+  retried(type: WebhookType): void;
+}
+
+/** Where a runner looks for its observer on each attempt; the owner sets and clears `observer`. */
+export interface JobObserverSlot {
+  readonly observer: JobObserver | undefined;
+}
+
 export interface JobRunnerOptions {
   readonly handlers: WebhookHandlers;
   readonly logger: Logger;
@@ -28,6 +44,8 @@ export interface JobRunnerOptions {
    * as it is (it holds phone numbers, texts, ids). @default true
    */
   readonly redactLogs?: boolean | undefined;
+  /** Read on each attempt: the observer to tell about it, when one is set. */
+  readonly observe?: JobObserverSlot | undefined;
 }
 
 /**
@@ -116,7 +134,7 @@ class JobContext implements WebhookContext {
 }
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
-  const { handlers, logger, stats, tracker, callbackTimeoutMs } = options;
+  const { handlers, logger, stats, tracker, callbackTimeoutMs, observe } = options;
   const redactLogs = options.redactLogs !== false;
   const callbacks: Record<WebhookType, WebhookCallback<never> | undefined> = {
     incoming: handlers.onIncoming,
@@ -141,15 +159,47 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     return new JobContext(job, attempt, delivery, logger, redactLogs, willRetry);
   }
 
+  const timed = (result: Promise<unknown>): Promise<unknown> =>
+    withTimeout(result, callbackTimeoutMs, () => {
+      throw new CallbackTimeoutError(callbackTimeoutMs ?? 0);
+    });
+
   function start(job: WebhookJob, attempt: number): void | Promise<unknown> {
     const callback = callbacks[job.type] as AnyCallback | undefined;
     if (!callback) return undefined;
+    const observer = observe?.observer;
+    if (observer !== undefined) return startObserved(observer, callback, job, attempt);
     const result = callback(job.payload, contextOf(job, attempt));
     // A synchronous callback settles here: no promise, no microtask.
     if (!(result instanceof Promise)) return undefined;
-    return withTimeout(result, callbackTimeoutMs, () => {
-      throw new CallbackTimeoutError(callbackTimeoutMs ?? 0);
-    });
+    return timed(result);
+  }
+
+  /** {@link start} timed for an observer; a separate function so the unwatched path stays as it was. */
+  function startObserved(
+    observer: JobObserver,
+    callback: AnyCallback,
+    job: WebhookJob,
+    attempt: number,
+  ): void | Promise<unknown> {
+    const { type } = job;
+    const began = performance.now();
+    let result: unknown;
+    try {
+      result = callback(job.payload, contextOf(job, attempt));
+    } catch (error) {
+      observer.callbackSettled(type, (performance.now() - began) / 1000);
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      observer.callbackSettled(type, (performance.now() - began) / 1000);
+      return undefined;
+    }
+    const settled = timed(result);
+    const done = (): void => observer.callbackSettled(type, (performance.now() - began) / 1000);
+    // A handled branch of its own: the caller still gets (and handles) `settled`'s rejection.
+    settled.then(done, done);
+    return settled;
   }
 
   const succeeded = (job: WebhookJob): void => stats.inc(job.type, 'succeeded');
@@ -165,6 +215,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     succeeded,
     failed(job, error, attempt, willRetry) {
       stats.inc(job.type, 'failed');
+      if (willRetry) observe?.observer?.retried(job.type);
       const ctx = contextOf(job, attempt, willRetry);
       ctx.logger.warn({ err: error, willRetry }, 'webhook callback failed');
       if (handlers.onError) {

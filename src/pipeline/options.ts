@@ -95,6 +95,13 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   readonly concurrency?: number | undefined;
   /** Accepted-but-unfinished events before new ones get 503 + Retry-After. @default 10_000 */
   readonly maxQueueSize?: number | undefined;
+  /**
+   * Unfinished events (queued, running, waiting for a retry) at which `health()` reports not ready,
+   * so a load balancer drains the instance before the queue is full and answers 503. Applies to
+   * the in-memory queue by default; with a `dispatcher` of your own, only when set.
+   * @default 80 % of `maxQueueSize`, rounded up
+   */
+  readonly healthQueueThreshold?: number | undefined;
   /** Retries of a failing callback. @default { attempts: 3, backoff: { type: 'exponential', delay: 1000 } } */
   readonly retry?: RetryOptions | undefined;
   /** Fail an attempt whose callback has not settled after this many ms. @default undefined (no limit) */
@@ -140,6 +147,8 @@ export const DEFAULT_BODY_LIMIT = 1_048_576;
 export const DEFAULT_ENQUEUE_TIMEOUT_MS = 2000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+/** Share of `maxQueueSize` at which `health()` turns not ready (`healthQueueThreshold`). */
+export const DEFAULT_HEALTH_QUEUE_SHARE = 0.8;
 
 const positiveInteger = (name: string, value: number | undefined): void => {
   if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
@@ -197,6 +206,7 @@ export const PIPELINE_OPTION_KEYS = optionKeys<WebhookPipelineOptions>()([
   'bodyLimit',
   'concurrency',
   'maxQueueSize',
+  'healthQueueThreshold',
   'retry',
   'callbackTimeoutMs',
   'dedupe',
@@ -268,6 +278,7 @@ export function validatePipelineOptions(
   positiveInteger('enqueueTimeoutMs', options.enqueueTimeoutMs);
   positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
   positiveInteger('bodyTimeoutMs', options.bodyTimeoutMs);
+  positiveInteger('healthQueueThreshold', options.healthQueueThreshold);
   positiveLimit('maxJsonDepth', options.maxJsonDepth);
   positiveLimit('maxJsonKeys', options.maxJsonKeys);
   positiveLimit('maxJsonItems', options.maxJsonItems);

@@ -12,8 +12,10 @@ import {
 import {
   createJobRunner,
   createMemoryDispatcher,
+  DEFAULT_MAX_QUEUE_SIZE,
   type Dispatcher,
   type EnqueueOutcome,
+  type JobObserver,
   type JobRunner,
   type WebhookJob,
 } from '../dispatch/index.js';
@@ -44,6 +46,7 @@ import { inspectJson, parseJsonText, scanJsonStructure, scanThreshold, type Json
 import {
   DEFAULT_BODY_LIMIT,
   DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HEALTH_QUEUE_SHARE,
   jsonLimitsOf,
   DEFAULT_ENQUEUE_TIMEOUT_MS,
   DEFAULT_RETRY_AFTER_SECONDS,
@@ -69,6 +72,33 @@ export interface AcceptedHead {
   readonly type: WebhookType | undefined;
   readonly requestId: string;
   readonly receivedAt: number;
+  /** `performance.now()` when the head passed, set only while an observer is watching. */
+  readonly startedAt?: number | undefined;
+}
+
+/**
+ * Told about each answer and callback attempt, for metrics. Set with {@link WebhookPipeline.observe};
+ * while none is set the pipeline reads one property per answer and calls nothing.
+ */
+export interface WebhookObserver extends JobObserver {
+  /**
+   * A request was answered: `code` is `ok`, `duplicate` or the error code; `seconds` from the
+   * passed head checks to the answer, undefined for a request refused by the head checks.
+   */
+  answered(type: StatsBucket, status: number, code: string, seconds: number | undefined): void;
+}
+
+/** Readiness of a receiver, for a load balancer's probe. */
+export interface WebhookHealth {
+  /** False while closing or with the queue past its threshold. */
+  readonly ready: boolean;
+  /** Why not ready: `closing`, `queue_over_threshold`; empty when ready. */
+  readonly reasons: readonly string[];
+  readonly closing: boolean;
+  /** Accepted events not finished (queued, running, waiting for a retry). */
+  readonly unfinished: number;
+  /** Unfinished events at which readiness turns false; undefined when not applied. */
+  readonly queueThreshold: number | undefined;
 }
 
 /** The body as the adapter has it: raw bytes, or a value a body parser already produced. */
@@ -106,6 +136,10 @@ export interface WebhookPipeline {
   stats(): WebhookStats;
   /** Resolves when no event is queued, running or waiting for a retry. */
   idle(): Promise<void>;
+  /** Readiness: false while closing or with the queue past `healthQueueThreshold`. */
+  health(): WebhookHealth;
+  /** Sets (or, with undefined, clears) the observer told about answers and callback attempts. */
+  observe(observer: WebhookObserver | undefined): void;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -138,6 +172,8 @@ export function createWebhookPipeline(
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
   const stats = createStatsRecorder();
+  // Read at every answer and attempt; holds an observer only while metrics are collected.
+  const probe: { observer: WebhookObserver | undefined } = { observer: undefined };
   const parseOptions = { chatbotPayloadVersion: options.chatbotPayloadVersion };
 
   const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? {});
@@ -161,6 +197,7 @@ export function createWebhookPipeline(
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
     redactLogs,
+    observe: probe,
   });
   const dispatcher: Dispatcher =
     typeof options.dispatcher === 'function'
@@ -176,10 +213,30 @@ export function createWebhookPipeline(
   // know which types they handle, so it enqueues every type. Without one, a type that has no
   // callback here is acknowledged and not queued.
   const enqueueEveryType = options.dispatcher !== undefined && typeof options.dispatcher !== 'function';
+  // The in-memory queue's threshold defaults to a share of its size; a dispatcher of the caller's
+  // own has no known size, so only an explicit threshold applies to it.
+  const queueThreshold =
+    options.healthQueueThreshold ??
+    (options.dispatcher === undefined
+      ? Math.ceil((options.maxQueueSize ?? DEFAULT_MAX_QUEUE_SIZE) * DEFAULT_HEALTH_QUEUE_SHARE)
+      : undefined);
   let closing = false;
 
-  function refuse(bucket: StatsBucket, error: WebhookError): WebhookError {
+  /** Tells the observer, when one is set, about an answer. */
+  function answered(bucket: StatsBucket, status: number, code: string, startedAt: number | undefined): void {
+    const observer = probe.observer;
+    if (observer === undefined) return;
+    observer.answered(
+      bucket,
+      status,
+      code,
+      startedAt === undefined ? undefined : (performance.now() - startedAt) / 1000,
+    );
+  }
+
+  function refuse(bucket: StatsBucket, error: WebhookError, accepted?: AcceptedHead): WebhookError {
     stats.inc(bucket, error.status === 400 ? 'invalid' : 'rejected');
+    if (probe.observer !== undefined) answered(bucket, error.status, error.code, accepted?.startedAt);
     logger.debug({ type: bucket, code: error.code }, 'webhook refused');
     return error;
   }
@@ -215,7 +272,12 @@ export function createWebhookPipeline(
     if (length > bodyLimit) return refuse(bucket, new PayloadTooLargeError(bodyLimit));
     const given = request.header('x-request-id');
     const requestId = given !== undefined && given.length > 0 && given.length <= 128 ? given : randomUUID();
-    return { type: route.type, requestId, receivedAt: Date.now() };
+    return {
+      type: route.type,
+      requestId,
+      receivedAt: Date.now(),
+      startedAt: probe.observer === undefined ? undefined : performance.now(),
+    };
   }
 
   function invalid(
@@ -226,7 +288,7 @@ export function createWebhookPipeline(
   ): HttpAnswer {
     const issues =
       error instanceof InvalidPayloadError ? error.issues : [{ path: '', message: error.message }];
-    refuse(type ?? 'unknown', error);
+    refuse(type ?? 'unknown', error, accepted);
     logger.warn({ requestId: accepted.requestId, type, issues }, 'invalid webhook payload');
     const onInvalid = options.onInvalid;
     if (onInvalid) {
@@ -343,6 +405,7 @@ export function createWebhookPipeline(
     }
     if (!enqueueEveryType && !runner.handles(type)) {
       stats.inc(type, 'acked');
+      answered(type, 200, 'ok', accepted.startedAt);
       return ACK_ANSWER;
     }
 
@@ -358,19 +421,25 @@ export function createWebhookPipeline(
       payloadVersion: parsed.payloadVersion,
     };
     const dedupeKey = job.dedupeKey;
-    if (dedupeKey === undefined) return dispatch(job, false);
+    const startedAt = accepted.startedAt;
+    if (dedupeKey === undefined) return dispatch(job, false, startedAt);
     const claimed = guarded('dedupe store', claim, dedupeKey);
     return claimed instanceof Promise
-      ? claimed.then((outcome) => afterClaim(job, outcome))
-      : afterClaim(job, claimed);
+      ? claimed.then((outcome) => afterClaim(job, outcome, startedAt))
+      : afterClaim(job, claimed, startedAt);
   }
 
   /** Answers a duplicate, refuses when the store failed (unless failing open), else enqueues. */
-  function afterClaim(job: WebhookJob, outcome: boolean | 'failed'): HttpAnswer | Promise<HttpAnswer> {
+  function afterClaim(
+    job: WebhookJob,
+    outcome: boolean | 'failed',
+    startedAt: number | undefined,
+  ): HttpAnswer | Promise<HttpAnswer> {
     const { type } = job;
     if (outcome === false) {
       stats.inc(type, 'duplicates');
       stats.inc(type, 'acked');
+      answered(type, 200, 'duplicate', startedAt);
       // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
       if (logger.isLevelEnabled('debug')) {
         const key = job.dedupeKey ?? '';
@@ -385,23 +454,30 @@ export function createWebhookPipeline(
     }
     if (outcome === 'failed' && !failOpen) {
       stats.inc(type, 'rejected');
-      return toErrorResponse(new StoreUnavailableError(retryAfter));
+      const error = new StoreUnavailableError(retryAfter);
+      answered(type, error.status, error.code, startedAt);
+      return toErrorResponse(error);
     }
-    return dispatch(job, outcome === true);
+    return dispatch(job, outcome === true, startedAt);
   }
 
   /** Enqueues an accepted job; a claim is confirmed once it is queued, released if it is not. */
-  function dispatch(job: WebhookJob, claimed: boolean): HttpAnswer | Promise<HttpAnswer> {
+  function dispatch(
+    job: WebhookJob,
+    claimed: boolean,
+    startedAt: number | undefined,
+  ): HttpAnswer | Promise<HttpAnswer> {
     const outcome = guarded('enqueue', enqueue, job);
     return outcome instanceof Promise
-      ? outcome.then((value) => afterEnqueue(job, claimed, value))
-      : afterEnqueue(job, claimed, outcome);
+      ? outcome.then((value) => afterEnqueue(job, claimed, value, startedAt))
+      : afterEnqueue(job, claimed, outcome, startedAt);
   }
 
   function afterEnqueue(
     job: WebhookJob,
     claimed: boolean,
     outcome: EnqueueOutcome | 'failed',
+    startedAt: number | undefined,
   ): HttpAnswer | Promise<HttpAnswer> {
     const key = claimed ? job.dedupeKey : undefined;
     if (outcome !== 'accepted') {
@@ -412,17 +488,20 @@ export function createWebhookPipeline(
           : outcome === 'closed'
             ? new ShuttingDownError(retryAfter)
             : new StoreUnavailableError(retryAfter);
+      answered(job.type, error.status, error.code, startedAt);
       // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
       const released = key === undefined ? undefined : guarded('dedupe release', release, key);
       return chain(released, () => toErrorResponse(error));
     }
     if (key === undefined || !store?.confirm) {
       stats.inc(job.type, 'acked');
+      answered(job.type, 200, 'ok', startedAt);
       return ACK_ANSWER;
     }
     // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
     return chain(guarded('dedupe confirm', confirm, key), () => {
       stats.inc(job.type, 'acked');
+      answered(job.type, 200, 'ok', startedAt);
       return ACK_ANSWER;
     });
   }
@@ -472,7 +551,7 @@ export function createWebhookPipeline(
     refuse(accepted, error) {
       // Without a head, the request never passed head(), which counts it received.
       if (accepted === undefined) stats.inc('unknown', 'received');
-      refuse(accepted?.type ?? 'unknown', error);
+      refuse(accepted?.type ?? 'unknown', error, accepted);
       return toErrorResponse(error);
     },
     async close(timeoutMs) {
@@ -484,5 +563,18 @@ export function createWebhookPipeline(
     },
     stats: () => stats.snapshot((type) => dispatcher.counts(type)),
     idle: () => dispatcher.idle(),
+    health() {
+      const { total } = stats.snapshot((type) => dispatcher.counts(type));
+      const unfinished = total.queued + total.running;
+      const reasons: string[] = [];
+      if (closing) reasons.push('closing');
+      // Turns false before the queue is full, so a load balancer drains this instance before it
+      // has to answer 503 (issue 15).
+      if (queueThreshold !== undefined && unfinished >= queueThreshold) reasons.push('queue_over_threshold');
+      return { ready: reasons.length === 0, reasons, closing, unfinished, queueThreshold };
+    },
+    observe(observer) {
+      probe.observer = observer;
+    },
   };
 }

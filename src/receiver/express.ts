@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createWebhookPipeline,
+  type WebhookHealth,
   type WebhookPipeline,
   type WebhookPipelineOptions,
   type WebhookStats,
@@ -18,6 +19,11 @@ export interface WebhookReceiverControls {
   stats(): WebhookStats;
   /** Resolves when no callback is queued, running or waiting for a retry. */
   idle(): Promise<void>;
+  /**
+   * Readiness for a load balancer: not ready while closing, or with the queue at
+   * `healthQueueThreshold` (before it is full and answers 503). `reasons` says why.
+   */
+  health(): WebhookHealth;
   /** The framework-free pipeline behind this receiver. */
   readonly pipeline: WebhookPipeline;
 }
@@ -54,6 +60,7 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
     close: (timeoutMs) => pipeline.close(timeoutMs),
     stats: () => pipeline.stats(),
     idle: () => pipeline.idle(),
+    health: () => pipeline.health(),
     pipeline,
   };
 }

@@ -44,10 +44,11 @@ describe('what the entry points load', () => {
     expect([...externalsOf('receiver/fastify.ts')]).not.toContain('fastify');
   });
 
-  it('the root import loads neither Fastify, fastify-plugin nor Hono', () => {
+  it('the root import loads neither Fastify, fastify-plugin, Hono nor prom-client', () => {
     const root = [...externalsOf('index.ts')];
     expect(root).toEqual(expect.arrayContaining(['zod', 'pino']));
-    for (const name of ['fastify', 'fastify-plugin', 'hono', '@hono/node-server'])
+    expect([...externalsOf('metrics/index.ts')]).toContain('prom-client');
+    for (const name of ['fastify', 'fastify-plugin', 'hono', '@hono/node-server', 'prom-client'])
       expect(root).not.toContain(name);
   });
 

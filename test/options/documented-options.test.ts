@@ -84,6 +84,7 @@ function everyPipelineOption(onIncoming: () => void): Every<WebhookPipelineOptio
     bodyLimit: 65_536,
     concurrency: 4,
     maxQueueSize: 100,
+    healthQueueThreshold: 80,
     retry: { attempts: 2, backoff: { type: 'fixed', delay: 10, maxDelay: 100 } },
     callbackTimeoutMs: 1000,
     dedupe,
