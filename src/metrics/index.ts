@@ -174,7 +174,10 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
   };
 
   // The hot path only adds to plain numbers, per type and code; prom-client's labelled inc and
-  // observe (a label hash each call) run at scrape time instead, once per series.
+  // observe (a label hash each call) run at scrape time instead, once per series. Measured: calling
+  // prom-client per request gave 0.86× the uncollected node handler (bench scenario 8), these
+  // plain counters 1.02–1.36× (noise above 1) and 0.92–0.96× in-process, so they are hand-written
+  // and handed to prom-client's registry with its standard output.
   const answers = bucketTable(() => Object.create(null) as Record<string, { status: number; count: number }>);
   const retryCounts = bucketTable(() => ({ count: 0 }));
   const ackDuration = histogram(
