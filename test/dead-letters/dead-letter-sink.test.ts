@@ -12,7 +12,7 @@ const silent = pino({ level: 'silent' });
 const retry = { attempts: 2, backoff: { type: 'fixed', delay: 1 } } as const;
 const EVENTS = 6;
 const events = Array.from({ length: EVENTS }, (_, i) =>
-  buildIncoming('TEXT', { gstId: `gst-dead-${i}`, text: `message ${i}`, sender: `2782555000${i % 3}` }),
+  buildIncoming({ gstId: `gst-dead-${i}`, text: `message ${i}`, sender: `2782555000${i % 3}` }),
 );
 
 let dir: string;
