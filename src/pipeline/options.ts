@@ -142,7 +142,8 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * first dead letter and closed by `close()`; a `JsonlSink` (`createJsonlSink`, e.g. one shared
    * with `spillToJsonl`) is flushed by `close()` and left open. Once its line is written, the
    * event's dedupe claim is released (as for the shutdown spill), so the replay is not answered
-   * as a duplicate. With the BullMQ dispatcher dead letters go to Redis instead (`dlq` commands).
+   * as a duplicate. (The Redis dedupe store keeps a claim once confirmed: there, replay after its
+   * TTL or into another store.) With the BullMQ dispatcher dead letters go to Redis instead (`dlq` commands).
    * @default undefined
    */
   readonly deadLetterSink?: string | JsonlSink | undefined;
