@@ -1,6 +1,6 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import type { UnfinishedJob, WebhookJob } from '../dispatch/types.js';
+import type { DeadLetter, UnfinishedJob, WebhookJob } from '../dispatch/types.js';
 import type { CaptureRecord } from '../pipeline/options.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 
@@ -187,4 +187,64 @@ export function spillToJsonl(
     if (typeof target === 'string') await sink.close();
     else await sink.flush();
   };
+}
+
+/**
+ * Dead letters written as capture records: callable as an `onDeadLetter` handler (of a router or
+ * a BullMQ worker), with `flush` and `close`. See {@link deadLettersToJsonl}.
+ */
+export interface DeadLetterJsonl {
+  /** Appends the dead letter's event as a capture record; false when the line was dropped. */
+  (deadLetter: DeadLetter): boolean;
+  /** Resolves once every dead letter so far is on disk; rejects if the file failed. */
+  flush(): Promise<void>;
+  /**
+   * Flushes; closes the file when it was opened from a path (a later dead letter opens it again,
+   * appending), leaves a given {@link JsonlSink} open. Rejects if the file failed.
+   */
+  close(): Promise<void>;
+  /** The file appended to. */
+  readonly file: string;
+}
+
+/**
+ * Writes each dead letter (an event whose callback failed on every attempt) to a JSONL file in
+ * the capture format, the same lines as {@link spillToJsonl}: once the callback is fixed,
+ * `npx messaging-webhooks replay <file> --to <url>` (or `replay()` of `messaging-webhooks/testing`)
+ * sends the events again. Given a path, the file is opened at the first dead letter, so a
+ * healthy receiver creates no file; given a {@link JsonlSink}, it shares that sink (e.g. with
+ * the shutdown spill). Lines are never dropped for size: they are the only copy of acknowledged
+ * events. The pipeline option `deadLetterSink` uses this.
+ *
+ * @example
+ * const router = createWebhookRouter({ onChatbot, deadLetterSink: '/var/spool/webhooks/dead.jsonl' });
+ * // or by hand, e.g. for a BullMQ worker:
+ * const worker = createWorker({ connection, handlers: { onChatbot, onDeadLetter: deadLettersToJsonl('dead.jsonl') } });
+ */
+export function deadLettersToJsonl(
+  target: string | JsonlSink,
+  options: JsonlSinkOptions = {},
+): DeadLetterJsonl {
+  if (typeof target === 'string' ? target === '' : typeof target?.writeRecord !== 'function') {
+    throw new TypeError(
+      `deadLetterSink: expected a non-empty path or a JsonlSink, got ${typeof target === 'string' ? '""' : typeof target}`,
+    );
+  }
+  const file = typeof target === 'string' ? target : target.file;
+  let opened: JsonlSink | undefined;
+  const sink = (): JsonlSink =>
+    typeof target === 'string'
+      ? (opened ??= createJsonlSink(target, { maxPendingBytes: Number.MAX_SAFE_INTEGER, ...options }))
+      : target;
+  const write = (deadLetter: DeadLetter): boolean => sink().writeRecord(jobToCaptureRecord(deadLetter.job));
+  return Object.assign(write, {
+    file,
+    flush: () => (typeof target === 'string' ? (opened?.flush() ?? Promise.resolve()) : target.flush()),
+    async close() {
+      if (typeof target !== 'string') return target.flush();
+      const current = opened;
+      opened = undefined;
+      await current?.close();
+    },
+  });
 }

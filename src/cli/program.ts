@@ -1,7 +1,8 @@
 /** The `messaging-webhooks` program: its commands, options and help. */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
+import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
 import { CliError, messageOf, processIo, type CliIo } from './output.js';
 import type { ReplayCommandOptions } from './replay.js';
@@ -160,7 +161,86 @@ export function createProgram(io: CliIo = processIo()): Command {
       }),
     );
 
+  addDlqCommands(program, io);
+
   return program;
+}
+
+/** The options every `dlq` subcommand takes: where Redis is and the queue topology. */
+function withTopology(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379')
+        .argParser(parseRedisUrl)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--queue-name <name>', "the dispatcher's and worker's queueName")
+        .argParser(parseQueueName)
+        .default('webhooks'),
+    )
+    .addOption(
+      new Option('--partitions <n>', "the dispatcher's and worker's partitions")
+        .argParser(parseWhole(1, 1024))
+        .default(16),
+    )
+    .option('--prefix <prefix>', 'BullMQ key prefix (default: bull)')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'));
+}
+
+/** `dlq list|show|redrive|purge`: the dead letters of the BullMQ worker (`<queueName>-dead`). */
+function addDlqCommands(program: Command, io: CliIo): void {
+  const dlq = program
+    .command('dlq')
+    .description('list, show, redrive or purge the dead letters of the Redis (BullMQ) worker')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  messaging-webhooks dlq list --redis redis://127.0.0.1:6379\n' +
+        '  messaging-webhooks dlq redrive --all --dry-run --redis redis://127.0.0.1:6379\n' +
+        '  messaging-webhooks dlq purge --all --yes --redis redis://127.0.0.1:6379',
+    );
+  withTopology(dlq.command('list').description('one line per dead letter, oldest first'))
+    .addOption(new Option('--limit <n>', 'show at most n').argParser(parseWhole(1, 1_000_000)))
+    .action(
+      guarded(io, async (options: DlqCommandOptions & { limit?: number }) => {
+        const { listCommand } = await import('./dlq.js');
+        await listCommand(options, io);
+      }),
+    );
+  withTopology(dlq.command('show').description('one dead letter: its payload, error and stack'))
+    .argument('<id>', 'dead-letter id (from dlq list)')
+    .action(
+      guarded(io, async (id: string, options: DlqCommandOptions) => {
+        const { showCommand } = await import('./dlq.js');
+        await showCommand(id, options, io);
+      }),
+    );
+  withTopology(
+    dlq
+      .command('redrive')
+      .description('put dead letters back on their partition queues, in received order, to run again'),
+  )
+    .argument('[ids...]', 'dead-letter ids (from dlq list)')
+    .option('--all', 'every dead letter')
+    .option('--dry-run', 'say what would be redriven; change nothing')
+    .addHelpText('after', '\nExits 1 when a given id is not in the dead-letter queue.')
+    .action(
+      guarded(io, async (ids: string[], options: DlqCommandOptions & { all?: boolean; dryRun?: boolean }) => {
+        const { redriveCommand } = await import('./dlq.js');
+        if (!(await redriveCommand(ids, options, io))) process.exitCode = 1;
+      }),
+    );
+  withTopology(dlq.command('purge').description('delete dead letters for good'))
+    .argument('[ids...]', 'dead-letter ids (from dlq list)')
+    .option('--all', 'every dead letter')
+    .option('--yes', 'confirm the deletion (required)')
+    .action(
+      guarded(io, async (ids: string[], options: DlqCommandOptions & { all?: boolean; yes?: boolean }) => {
+        const { purgeCommand } = await import('./dlq.js');
+        await purgeCommand(ids, options, io);
+      }),
+    );
 }
 
 /** Parses argv and runs the command; resolves with the exit code. */

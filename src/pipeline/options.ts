@@ -1,3 +1,4 @@
+import type { JsonlSink } from '../capture/jsonl.js';
 import type { StatusTrackingOption } from '../delivery/tracker.js';
 import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
 import type {
@@ -141,6 +142,18 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * BullMQ dispatcher keeps its jobs in Redis and hands nothing over. @default undefined
    */
   readonly onUnfinished?: ((jobs: readonly UnfinishedJob[]) => unknown) | undefined;
+  /**
+   * Also writes every dead letter (an event whose callback failed on every attempt; `onDeadLetter`
+   * is still called) to a JSONL file in the capture format, so that after the fix
+   * `messaging-webhooks replay <file> --to <url>` runs the events again. A path is opened at the
+   * first dead letter and closed by `close()`; a `JsonlSink` (`createJsonlSink`, e.g. one shared
+   * with `spillToJsonl`) is flushed by `close()` and left open. Once its line is written, the
+   * event's dedupe claim is released (as for the shutdown spill), so the replay is not answered
+   * as a duplicate. (The Redis dedupe store keeps a claim once confirmed: there, replay after its
+   * TTL or into another store.) With the BullMQ dispatcher dead letters go to Redis instead (`dlq` commands).
+   * @default undefined
+   */
+  readonly deadLetterSink?: string | JsonlSink | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -217,6 +230,7 @@ export const PIPELINE_OPTION_KEYS = optionKeys<WebhookPipelineOptions>()([
   'statusTracking',
   'capture',
   'onUnfinished',
+  'deadLetterSink',
   'bodyTimeoutMs',
   'maxJsonDepth',
   'maxJsonKeys',
@@ -296,5 +310,14 @@ export function validatePipelineOptions(
     if (callback !== undefined && typeof callback !== 'function') {
       throw new TypeError(`${name}: expected a function, got ${typeof callback}`);
     }
+  }
+  const sink = options.deadLetterSink;
+  if (
+    sink !== undefined &&
+    (typeof sink === 'string' ? sink === '' : typeof sink?.writeRecord !== 'function')
+  ) {
+    throw new TypeError(
+      `deadLetterSink: expected a non-empty path or a JsonlSink (createJsonlSink), got ${sink === '' ? '""' : typeof sink}`,
+    );
   }
 }

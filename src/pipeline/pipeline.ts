@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { deadLettersToJsonl } from '../capture/jsonl.js';
 import { deliveryTrackerFor } from '../delivery/tracker.js';
 import {
   createMemoryDedupeStore,
@@ -13,6 +14,7 @@ import {
   createJobRunner,
   createMemoryDispatcher,
   DEFAULT_MAX_QUEUE_SIZE,
+  type DeadLetter,
   type Dispatcher,
   type EnqueueOutcome,
   type JobObserver,
@@ -190,8 +192,20 @@ export function createWebhookPipeline(
   }
   const failOpen = dedupe !== undefined && dedupe.onStoreError === 'dispatch';
 
+  // Dead letters to a replayable file (deadLetterSink), before the user's onDeadLetter.
+  const deadLetters =
+    options.deadLetterSink === undefined ? undefined : deadLettersToJsonl(options.deadLetterSink);
   const runner: JobRunner = createJobRunner({
-    handlers: options,
+    handlers:
+      deadLetters === undefined
+        ? options
+        : {
+            ...options,
+            onDeadLetter(deadLetter) {
+              keepDeadLetter(deadLetter);
+              return options.onDeadLetter?.(deadLetter);
+            },
+          },
     logger,
     stats,
     tracker: deliveryTrackerFor(options.statusTracking),
@@ -346,6 +360,19 @@ export function createWebhookPipeline(
   const release = (key: string) => store!.release(key);
   const confirm = (key: string) => store!.confirm!(key);
   const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
+
+  /** Writes a dead letter to `deadLetterSink` and forgets its claim, so a replay of the file runs it. */
+  function keepDeadLetter(deadLetter: DeadLetter): void {
+    const { job } = deadLetter;
+    if (!deadLetters!(deadLetter)) {
+      logger.error(
+        { requestId: job.requestId, type: job.type, file: deadLetters!.file },
+        'dead letter not written',
+      );
+      return;
+    }
+    if (job.dedupeKey !== undefined) void guarded('dedupe release', release, job.dedupeKey);
+  }
 
   const ACK_ANSWER = jsonAnswer(200, ACK);
   const DUPLICATE_ANSWER = jsonAnswer(200, ACK_DUPLICATE);
@@ -558,6 +585,9 @@ export function createWebhookPipeline(
       closing = true;
       const drained = await dispatcher.close(timeoutMs);
       if (!drained) await handOverUnfinished();
+      await deadLetters?.close().catch((error: unknown) => {
+        logger.error({ err: error, file: deadLetters.file }, 'dead-letter file failed');
+      });
       await store?.close?.();
       return drained;
     },

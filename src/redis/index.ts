@@ -37,3 +37,4 @@ export {
   type QueueTopology,
 } from './queues.js';
 export * from './worker.js';
+export * from './dlq.js';

@@ -71,6 +71,10 @@ export interface DeadLetterRecord {
   readonly error: { readonly name: string; readonly message: string; readonly stack?: string | undefined };
   readonly attempts: number;
   readonly failedAt: number;
+  /** When its first attempt failed, over earlier redrives too (records of older versions lack it). */
+  readonly firstFailedAt?: number | undefined;
+  /** Times it was redriven from the dead-letter queue before this failure. */
+  readonly redrives?: number | undefined;
 }
 
 /** A running BullMQ worker. */
@@ -93,8 +97,15 @@ export interface WebhookWorker {
   stats(): WebhookStats;
 }
 
-/** Job data: the webhook job, plus the attempt to resume at after a shutdown. */
-type JobData = WebhookJob & { readonly resumeAttempt?: number | undefined };
+/**
+ * Job data: the webhook job, plus the attempt to resume at after a shutdown, and what a redrive
+ * from the dead-letter queue carries over (the first failure, the redrive count).
+ */
+type JobData = WebhookJob & {
+  readonly resumeAttempt?: number | undefined;
+  readonly firstFailedAt?: number | undefined;
+  readonly redrives?: number | undefined;
+};
 
 class ShutdownSignal extends Error {
   constructor() {
@@ -165,7 +176,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   }
 
   async function processJob(job: Job<JobData>, token: string | undefined): Promise<string> {
-    const { resumeAttempt, ...webhook } = job.data;
+    const { resumeAttempt, firstFailedAt: failedBefore, redrives, ...webhook } = job.data;
+    let firstFailedAt = failedBefore;
     for (let attempt = resumeAttempt ?? 1; ; attempt++) {
       try {
         await runner.run(webhook, attempt);
@@ -173,6 +185,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
       } catch (error) {
         const willRetry = attempt < retry.attempts;
         runner.failed(webhook, error, attempt, willRetry);
+        firstFailedAt ??= Date.now();
         if (!willRetry) {
           // Stored before the job completes: a crash in between re-runs the job, not loses it.
           const record: DeadLetterRecord = {
@@ -180,6 +193,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
             error: toRecordError(error),
             attempts: attempt,
             failedAt: Date.now(),
+            firstFailedAt,
+            redrives,
           };
           // One dead letter per job even if a crash re-runs it; BullMQ's own ids are integers,
           // which a custom id may not be, hence the partition name in front.
@@ -193,7 +208,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
           if (!(signal instanceof ShutdownSignal)) throw signal;
           // Closing: hand the job back to the head of its partition, keeping its attempt count,
           // so the next worker resumes it before later events of the conversation.
-          await job.updateData({ ...webhook, resumeAttempt: attempt + 1 });
+          await job.updateData({ ...webhook, resumeAttempt: attempt + 1, firstFailedAt, redrives });
           await job.moveToWait(token);
           throw new WaitingError();
         }

@@ -95,6 +95,7 @@ function everyPipelineOption(onIncoming: () => void): Every<WebhookPipelineOptio
     statusTracking: { max: 10 },
     capture: () => undefined,
     onUnfinished: () => undefined,
+    deadLetterSink: path.join(dir, 'dead-letters.jsonl'),
     bodyTimeoutMs: 5000,
     maxJsonDepth: 16,
     maxJsonKeys: 500,

@@ -56,7 +56,14 @@ expectTypeOf(testing.buildChatbotEvent()).toEqualTypeOf<schemas.ChatbotEventV2>(
 expectTypeOf(client.createPlatformClient).toBeFunction();
 expectTypeOf<client.PlatformClientOptions>().toBeObject();
 
+// messaging-webhooks: the dead-letter file writer
+expectTypeOf(root.deadLettersToJsonl).toBeFunction();
+
 // messaging-webhooks/redis
 expectTypeOf(redis.createBullMQDispatcher).toBeFunction();
 expectTypeOf(redis.createWorker).toBeFunction();
 expectTypeOf(redis.createRedisDedupeStore).toBeFunction();
+expectTypeOf(redis.createDeadLetterQueue).toBeFunction();
+expectTypeOf<
+  Awaited<ReturnType<redis.DeadLetterQueue['list']>>[number]['lastFailedAt']
+>().toEqualTypeOf<Date>();

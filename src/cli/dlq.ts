@@ -1,0 +1,211 @@
+import { InvalidArgumentError } from 'commander';
+import type { DeadLetterEntry, DeadLetterQueue } from '../redis/dlq.js';
+import { CliError, type CliIo } from './output.js';
+
+/** Options of every `dlq` subcommand (as commander hands them over, already parsed). */
+export interface DlqCommandOptions {
+  readonly redis: string;
+  readonly queueName: string;
+  readonly partitions: number;
+  readonly prefix?: string | undefined;
+  readonly format: 'table' | 'json';
+}
+
+/** `--redis`: a redis:// or rediss:// URL. */
+export function parseRedisUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a redis:// URL such as redis://127.0.0.1:6379`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new InvalidArgumentError(`expected a redis:// or rediss:// URL, got ${url.protocol}`);
+  }
+  return value;
+}
+
+/** A whole number from `min` to `max` (commander `argParser`). */
+export function parseWhole(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+/** `--queue-name`: as the dispatcher's `queueName` (no `:`). */
+export function parseQueueName(value: string): string {
+  if (value === '' || value.includes(':')) throw new InvalidArgumentError(`expected a name without ':'`);
+  return value;
+}
+
+/** Opens the dead-letter queue of the options' topology (loads BullMQ only when a command runs). */
+export async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLetterQueue> {
+  let redis: typeof import('../redis/dlq.js');
+  try {
+    redis = await import('../redis/dlq.js');
+  } catch (error) {
+    throw new CliError(
+      'the dlq commands need the optional dependencies bullmq and ioredis: npm install bullmq ioredis',
+      1,
+      {
+        cause: error,
+      },
+    );
+  }
+  return redis.createDeadLetterQueue({
+    connection: options.redis,
+    queueName: options.queueName,
+    partitions: options.partitions,
+    prefix: options.prefix,
+  });
+}
+
+/** Runs `action` on an open dead-letter queue, closing it after. */
+export async function withDeadLetterQueue<T>(
+  options: DlqCommandOptions,
+  action: (dlq: DeadLetterQueue) => Promise<T>,
+): Promise<T> {
+  const dlq = await openDeadLetterQueue(options);
+  try {
+    return await action(dlq);
+  } finally {
+    await dlq.close();
+  }
+}
+
+const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const oneLine = (text: string, max = 60): string => {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** A JSON view of an entry: what `list --format json` prints (the payload only in `show`). */
+function summary(entry: DeadLetterEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    type: entry.type,
+    requestId: entry.requestId,
+    partition: entry.partition,
+    attempts: entry.attempts,
+    redrives: entry.redrives,
+    error: entry.error,
+    receivedAt: entry.receivedAt.toISOString(),
+    firstFailedAt: entry.firstFailedAt.toISOString(),
+    lastFailedAt: entry.lastFailedAt.toISOString(),
+  };
+}
+
+/** `dlq list`: one line per dead letter, oldest first. */
+export async function listCommand(
+  options: DlqCommandOptions & { readonly limit?: number | undefined },
+  io: CliIo,
+): Promise<number> {
+  return withDeadLetterQueue(options, async (dlq) => {
+    const entries = await dlq.list(options.limit === undefined ? {} : { limit: options.limit });
+    if (options.format === 'json') {
+      io.out(JSON.stringify(entries.map(summary), null, 2));
+      return entries.length;
+    }
+    const total = await dlq.count();
+    if (entries.length === 0) {
+      io.out(`No dead letters in ${options.queueName}-dead.`);
+      return 0;
+    }
+    const rows = entries.map((entry) => [
+      entry.id,
+      entry.type,
+      String(entry.attempts),
+      iso(entry.firstFailedAt),
+      iso(entry.lastFailedAt),
+      oneLine(`${entry.error.name}: ${entry.error.message}`),
+    ]);
+    const header = ['ID', 'TYPE', 'ATTEMPTS', 'FIRST FAILURE', 'LAST FAILURE', 'ERROR'];
+    const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+    for (const row of [header, ...rows]) {
+      io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+    }
+    io.out(
+      `${entries.length} of ${total} dead letter${total === 1 ? '' : 's'} in ${options.queueName}-dead.`,
+    );
+    return entries.length;
+  });
+}
+
+/** `dlq show <id>`: the whole record, payload and stack included. */
+export async function showCommand(id: string, options: DlqCommandOptions, io: CliIo): Promise<void> {
+  await withDeadLetterQueue(options, async (dlq) => {
+    const entry = await dlq.get(id);
+    if (entry === undefined)
+      throw new CliError(`no dead letter ${JSON.stringify(id)} in ${options.queueName}-dead`);
+    const shown = { ...summary(entry), job: entry.record.job, stack: entry.record.error.stack };
+    if (options.format === 'json') {
+      io.out(JSON.stringify(shown, null, 2));
+      return;
+    }
+    for (const [key, value] of Object.entries(summary(entry))) {
+      io.out(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    }
+    io.out(`payload: ${JSON.stringify(entry.record.job.payload, null, 2)}`);
+    if (entry.record.error.stack !== undefined) io.out(`stack:\n${entry.record.error.stack}`);
+  });
+}
+
+/** Which dead letters a command acts on: the ids given, or `--all`; never neither nor both. */
+function selection(
+  ids: readonly string[],
+  all: boolean | undefined,
+  verb: string,
+): readonly string[] | undefined {
+  if (ids.length > 0 && all === true) throw new CliError(`${verb}: give ids or --all, not both`);
+  if (ids.length === 0 && all !== true) {
+    throw new CliError(`${verb}: give the ids to ${verb} (see dlq list) or --all`);
+  }
+  return ids.length > 0 ? ids : undefined;
+}
+
+/** `dlq redrive [ids...] --all --dry-run`. Resolves false when a requested id was missing. */
+export async function redriveCommand(
+  ids: readonly string[],
+  options: DlqCommandOptions & { readonly all?: boolean; readonly dryRun?: boolean },
+  io: CliIo,
+): Promise<boolean> {
+  const wanted = selection(ids, options.all, 'redrive');
+  return withDeadLetterQueue(options, async (dlq) => {
+    const report = await dlq.redrive({ ids: wanted, dryRun: options.dryRun === true });
+    if (options.format === 'json') {
+      io.out(JSON.stringify(report, null, 2));
+    } else {
+      const verb = report.dryRun ? 'would redrive' : 'redriven';
+      for (const item of report.redriven) io.out(`${verb}: ${item.id} (${item.type}) → ${item.partition}`);
+      for (const item of report.skipped) io.out(`skipped: ${item.id}: ${item.reason}`);
+      for (const id of report.missing) io.err(`not found: ${id}`);
+      io.out(
+        `${report.redriven.length} dead letter${report.redriven.length === 1 ? '' : 's'} ${verb}${report.dryRun ? ' (dry run: nothing changed)' : ''}.`,
+      );
+    }
+    return report.missing.length === 0;
+  });
+}
+
+/** `dlq purge [ids...] --all --yes`. */
+export async function purgeCommand(
+  ids: readonly string[],
+  options: DlqCommandOptions & { readonly all?: boolean; readonly yes?: boolean },
+  io: CliIo,
+): Promise<void> {
+  const wanted = selection(ids, options.all, 'purge');
+  await withDeadLetterQueue(options, async (dlq) => {
+    if (options.yes !== true) {
+      const count = wanted?.length ?? (await dlq.count());
+      throw new CliError(
+        `purge deletes ${count} dead letter${count === 1 ? '' : 's'} for good; add --yes to confirm`,
+      );
+    }
+    const removed = await dlq.purge({ ids: wanted });
+    io.out(`${removed} dead letter${removed === 1 ? '' : 's'} purged.`);
+  });
+}
