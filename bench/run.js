@@ -753,7 +753,7 @@ async function scenarioEmulatorKeepAlive() {
   const seconds = LONG_SECONDS + 1;
   const concurrency = 32;
   log(
-    `\n## 6. Emulator keep-alive fan-out ÷ bare undici POST loop (concurrency ${concurrency}, ${seconds} s each)`,
+    `\n## 7. Emulator keep-alive fan-out ÷ bare undici POST loop (concurrency ${concurrency}, ${seconds} s each)`,
   );
   if (!existsSync(new URL('../dist/emulator/index.js', import.meta.url))) {
     results.scenarios.emulatorKeepAlive = { skipped: 'dist/emulator/index.js not built' };
