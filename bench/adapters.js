@@ -9,8 +9,8 @@
 //
 // Servers run bench/adapters-server.js. Rounds: --adapter-rounds=N (default 1: the whole bench
 // must stay within its 5-minute watchdog; each round alternates the order of the kinds per type).
-import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
 import { WEBHOOK_TYPES } from './lib/bodies.js';
+import { measureInterleaved } from './lib/interleaved.js';
 import { fixed, geomean, int, median, ratio, table } from './lib/table.js';
 
 export const ADAPTER_PAIRS = [
@@ -33,38 +33,12 @@ export const ADAPTER_PAIRS = [
  * script pinned to the server CPU, measure(), target(), log() and the settings.
  */
 export async function scenarioAdapters(bench) {
-  const { load, startServer, stop, measure, target, log, quick, connections, seconds, rounds } = bench;
+  const { target, log, connections, seconds, rounds } = bench;
   log(
     `\n## 6. Adapters: Fastify plugin and fetch handler vs their frameworks, ${connections} connections, ${rounds} round(s) of ${seconds} s per cell`,
   );
   const kinds = ADAPTER_PAIRS.flatMap((pair) => [pair.ceiling, pair.receiver]);
-  const servers = {};
-  for (const kind of kinds) servers[kind] = await startServer('adapters-server.js', { kind });
-  const runs = [];
-  try {
-    for (const kind of kinds) {
-      await load.call('run', {
-        url: `http://127.0.0.1:${servers[kind].hello.port}/webhooks/chatbot`,
-        type: 'chatbot',
-        connections,
-        durationSec: quick ? 0.5 : 1.5,
-      });
-    }
-    for (let round = 1; round <= rounds; round += 1) {
-      for (const [index, type] of WEBHOOK_TYPES.entries()) {
-        // Alternate the order per type and round so that drift in the machine's load favours no kind.
-        const order = (round + index) % 2 === 1 ? kinds : [...kinds].reverse();
-        for (const kind of order) {
-          const run = await measure(load, servers[kind], { path: `/webhooks/${WEBHOOK_PATHS[type]}`, type });
-          runs.push({ round, kind, ...run });
-          process.stdout.write('.');
-        }
-      }
-    }
-    process.stdout.write('\n');
-  } finally {
-    for (const started of Object.values(servers)) await stop(started);
-  }
+  const runs = await measureInterleaved(bench, 'adapters-server.js', kinds);
 
   const cell = (kind, type) => {
     const mine = runs.filter((run) => run.kind === kind && run.type === type);

@@ -803,6 +803,20 @@ async function main() {
       .join(' ')}`,
   );
   const load = await child('load.js', { cpu: LOAD_CPU, name: 'load' });
+  // What the scenarios that compare server kinds (6, 8; bench/lib/interleaved.js) are handed.
+  const toolbox = {
+    load,
+    startServer: (script, config) =>
+      child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
+    stop,
+    measure,
+    target,
+    log,
+    quick,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    rounds: Number(args.get('adapter-rounds') ?? 1),
+  };
   const scenarios = [
     () => scenarioThroughput(load),
     () => scenarioSlowCallbacks(load),
@@ -811,37 +825,13 @@ async function main() {
     () => scenarioRedis(load),
     // Scenario 6 (bench/adapters.js): the Fastify plugin and the fetch handler vs their frameworks.
     async () => {
-      results.scenarios.adapters = await scenarioAdapters({
-        load,
-        startServer: (script, config) =>
-          child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
-        stop,
-        measure,
-        target,
-        log,
-        quick,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        rounds: Number(args.get('adapter-rounds') ?? 1),
-      });
+      results.scenarios.adapters = await scenarioAdapters(toolbox);
     },
     // Scenario 7 (bench/emulator-keepalive.js): the emulator's keep-alive fan-out vs a bare undici loop.
     () => scenarioEmulatorKeepAlive(),
     // Scenario 8 (bench/metrics.js): the node handler with Prometheus metrics collected vs without.
     async () => {
-      results.scenarios.metrics = await scenarioMetrics({
-        load,
-        startServer: (script, config) =>
-          child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
-        stop,
-        measure,
-        target,
-        log,
-        quick,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        rounds: Number(args.get('adapter-rounds') ?? 1),
-      });
+      results.scenarios.metrics = await scenarioMetrics(toolbox);
     },
   ];
   results.scenarioSeconds = {};
