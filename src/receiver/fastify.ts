@@ -113,10 +113,16 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
           answer(request, reply, head, { raw: '' });
           return;
         }
-        collectBody(stream as FastifyRequest['raw'], pipeline.bodyLimit, (error, raw) => {
-          if (error) send(reply, pipeline.refuse(head, error));
-          else answer(request, reply, head, { raw });
-        });
+        collectBody(
+          stream as FastifyRequest['raw'],
+          pipeline.bodyLimit,
+          (error, raw) => {
+            // A 408 carries `connection: close`, so the client stops sending a body nobody reads.
+            if (error) send(reply, pipeline.refuse(head, error));
+            else answer(request, reply, head, { raw });
+          },
+          pipeline.bodyTimeoutMs,
+        );
       } catch (error) {
         fail(reply, error);
       }

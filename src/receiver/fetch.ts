@@ -2,6 +2,7 @@ import {
   BodyUnreadableError,
   NotFoundError,
   PayloadTooLargeError,
+  RequestTimeoutError,
   toErrorResponse,
   WebhookError,
   type HttpAnswer,
@@ -22,6 +23,7 @@ import {
 } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
 import { capture, captureSettingsOf, INTERNAL_ERROR } from './handle.js';
+import { withTimeout } from '../util/timeout.js';
 
 /**
  * Keeps a serverless invocation alive until a promise settles: Cloudflare Workers'
@@ -225,23 +227,33 @@ function pathAndQuery(url: string): string {
  * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads
  * the node stream directly instead of through a web stream); a body that still comes out longer
  * (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by chunk and
- * cancelled as soon as the limit is passed: nothing past it is buffered. A plain function
- * returning a promise, not an async one: one promise turn less per request on the common path.
+ * cancelled as soon as the limit is passed: nothing past it is buffered. A body not complete
+ * within `timeoutMs` is a 408, as on the node adapters (issue 16: a trickled or short body must
+ * not hold its request open); a streamed one is cancelled then, and a declared-length one ends
+ * when the server closes the connection the 408 asks it to close.
  */
-function readBytes(request: Request, limit: number): Promise<Uint8Array | WebhookError> {
+function readBytes(request: Request, limit: number, timeoutMs: number): Promise<Uint8Array | WebhookError> {
   if (request.bodyUsed) {
     return Promise.resolve(new BodyUnreadableError('the body was already read by another handler'));
   }
   // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
+  const timedOut = () => new RequestTimeoutError(timeoutMs);
   if (Number(request.headers.get('content-length') ?? Number.NaN) <= limit) {
-    return request
+    const reading = request
       .arrayBuffer()
       .then(
         (bytes) => (bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),
         unreadable,
       );
+    return withTimeout(reading, timeoutMs, timedOut);
   }
-  return readStreamed(request.body as ReadableStream<Uint8Array> | null, limit).catch(unreadable);
+  const body = request.body as ReadableStream<Uint8Array> | null;
+  if (body === null) return Promise.resolve(new Uint8Array(0));
+  const reader = body.getReader();
+  return withTimeout(readStreamed(reader, limit).catch(unreadable), timeoutMs, () => {
+    reader.cancel().catch(IGNORE);
+    return timedOut();
+  });
 }
 
 const unreadable = (error: unknown): WebhookError =>
@@ -249,11 +261,9 @@ const unreadable = (error: unknown): WebhookError =>
 
 /** Reads a body stream chunk by chunk, cancelling it once past `limit`. */
 async function readStreamed(
-  body: ReadableStream<Uint8Array> | null,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
   limit: number,
 ): Promise<Uint8Array | WebhookError> {
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
   for (;;) {
@@ -324,7 +334,7 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
       const head = pipeline.head(new FetchRequestHead(request.headers, request.method, url));
       // Refused before the body: it is left unread, and the runtime discards it.
       if (head instanceof WebhookError) return respond(toErrorResponse(head));
-      const body = await readBytes(request, pipeline.bodyLimit);
+      const body = await readBytes(request, pipeline.bodyLimit, pipeline.bodyTimeoutMs);
       if (body instanceof WebhookError) return respond(pipeline.refuse(head, body));
       if (captureSettings) capture(captureSettings, request.headers, head, { raw: body }, pipeline.logger);
       const keeper = typeof context?.waitUntil === 'function' ? context : undefined;
