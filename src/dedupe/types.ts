@@ -13,6 +13,13 @@ export interface DedupeStore {
    * enqueue does not swallow the sender's retry for the whole TTL. Optional.
    */
   confirm?(key: string): void | Promise<void>;
+  /**
+   * Forgets a confirmed claim, so a replay of an event that was accepted but not handled (a dead
+   * letter written to `deadLetterSink`, an event spilled to `onUnfinished`) runs instead of being
+   * answered as a duplicate. A store without it is asked to `release` the key instead, which is
+   * the same thing for a store that keeps no leases (the in-memory one). Optional.
+   */
+  forget?(key: string): void | Promise<void>;
   /** Releases resources (connections). */
   close?(): void | Promise<void>;
 }

@@ -148,9 +148,9 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * `messaging-webhooks replay <file> --to <url>` runs the events again. A path is opened at the
    * first dead letter and closed by `close()`; a `JsonlSink` (`createJsonlSink`, e.g. one shared
    * with `spillToJsonl`) is flushed by `close()` and left open. Once its line is written, the
-   * event's dedupe claim is released (as for the shutdown spill), so the replay is not answered
-   * as a duplicate. (The Redis dedupe store keeps a claim once confirmed: there, replay after its
-   * TTL or into another store.) With the BullMQ dispatcher dead letters go to Redis instead (`dlq` commands).
+   * event's dedupe claim is forgotten (as for the shutdown spill; the store's `forget`, else
+   * `release`), so the replay is not answered as a duplicate, also by other instances sharing a
+   * Redis dedupe store. With the BullMQ dispatcher dead letters go to Redis instead (`dlq` commands).
    * @default undefined
    */
   readonly deadLetterSink?: string | JsonlSink | undefined;

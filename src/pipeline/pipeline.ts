@@ -359,8 +359,11 @@ export function createWebhookPipeline(
   const claim = (key: string) => store!.claim(key);
   const release = (key: string) => store!.release(key);
   const confirm = (key: string) => store!.confirm!(key);
+  // A confirmed claim of an event accepted but not handled: forgotten so a replay runs it.
+  const forget = (key: string) => (store!.forget === undefined ? store!.release(key) : store!.forget(key));
   const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
 
+  const forgetting = new Set<Promise<unknown>>();
   /** Writes a dead letter to `deadLetterSink` and forgets its claim, so a replay of the file runs it. */
   function keepDeadLetter(deadLetter: DeadLetter): void {
     const { job } = deadLetter;
@@ -371,7 +374,12 @@ export function createWebhookPipeline(
       );
       return;
     }
-    if (job.dedupeKey !== undefined) void guarded('dedupe release', release, job.dedupeKey);
+    if (job.dedupeKey === undefined) return;
+    const forgotten = guarded('dedupe forget', forget, job.dedupeKey);
+    if (!(forgotten instanceof Promise)) return;
+    // close() waits for it before closing the store.
+    forgetting.add(forgotten);
+    void forgotten.finally(() => forgetting.delete(forgotten));
   }
 
   const ACK_ANSWER = jsonAnswer(200, ACK);
@@ -558,7 +566,7 @@ export function createWebhookPipeline(
     const releases: Promise<unknown>[] = [];
     for (const { job } of jobs) {
       if (job.dedupeKey === undefined) continue;
-      const released = guarded('dedupe release', release, job.dedupeKey);
+      const released = guarded('dedupe forget', forget, job.dedupeKey);
       if (released instanceof Promise) releases.push(released);
     }
     await Promise.all(releases);
@@ -588,6 +596,7 @@ export function createWebhookPipeline(
       await deadLetters?.close().catch((error: unknown) => {
         logger.error({ err: error, file: deadLetters.file }, 'dead-letter file failed');
       });
+      await Promise.all(forgetting);
       await store?.close?.();
       return drained;
     },

@@ -67,6 +67,8 @@ export interface RedisDedupeStore extends DedupeStore {
   claim(key: string): Promise<boolean>;
   release(key: string): Promise<void>;
   confirm(key: string): Promise<void>;
+  /** Deletes a confirmed claim (never another instance's fresh lease), so a replay runs. */
+  forget(key: string): Promise<void>;
   /** Resolves once connected and the eviction policy was checked. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -170,6 +172,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   let claims = 0;
   const held = new Map<string, Held>();
   const retries = new Map<string, Retry>();
+  /** Confirms on their way, by key: a `forget` of the key waits for its confirm. */
+  const confirming = new Map<string, Promise<void>>();
   const renewEveryMs = Math.floor(leaseMs / 3);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -191,6 +195,18 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
     if (timer !== undefined || closed || (held.size === 0 && retries.size === 0)) return;
     timer = setTimeout(() => void tick(), renewEveryMs);
     timer.unref();
+  }
+
+  async function confirmNow(full: string): Promise<void> {
+    const lease = held.get(full);
+    held.delete(full);
+    try {
+      await client.set(full, DONE, 'PX', ttlMs);
+    } catch (error) {
+      // The event is queued: keep trying to record it, or a redelivery after the lease may run.
+      if (lease !== undefined) later('confirm', full, lease.token);
+      throw error;
+    }
   }
 
   async function tick(): Promise<void> {
@@ -273,17 +289,22 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
         throw error;
       }
     },
-    async confirm(key) {
+    confirm(key) {
       const full = prefix + key;
-      const lease = held.get(full);
-      held.delete(full);
-      try {
-        await client.set(full, DONE, 'PX', ttlMs);
-      } catch (error) {
-        // The event is queued: keep trying to record it, or a redelivery after the lease may run.
-        if (lease !== undefined) later('confirm', full, lease.token);
-        throw error;
-      }
+      const pending = confirmNow(full).finally(() => {
+        if (confirming.get(full) === pending) confirming.delete(full);
+      });
+      confirming.set(full, pending);
+      return pending;
+    },
+    async forget(key) {
+      const full = prefix + key;
+      // The event may have failed before its confirm landed: forget after it, and stop retrying it.
+      await confirming.get(full)?.catch(() => undefined);
+      for (const [id, entry] of retries)
+        if (entry.kind === 'confirm' && entry.key === full) retries.delete(id);
+      // RELEASE deletes the key only while it holds the given value: here the confirmed marker.
+      await client.eval(RELEASE, 1, full, DONE);
     },
     ready: () => firstReady,
     async close() {
