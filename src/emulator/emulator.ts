@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -19,7 +20,7 @@ import {
   type Fault,
   type FaultProbabilities,
 } from './emit/faults.js';
-import { createRequestListener } from './http/server.js';
+import { createEmulatorApp } from './http/app.js';
 import { createRouter, type Router } from './http/router.js';
 import { parseBody } from './http/validate.js';
 import { createSeededRandom } from './random.js';
@@ -312,7 +313,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   const context: EmulatorContext = { state, clock, logger, prefixes, now };
   const router = createRouter();
-  const listener = createRequestListener({ router, state, logger, now });
+  // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
+  // runs before the API routes and the JSON 404/405; see http/app.ts.
+  const http = createEmulatorApp({ router, state, logger, now });
+  const { listener } = http;
   let server: Server | undefined;
   let url: string | undefined;
 
@@ -331,13 +335,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const created = createServer(listener);
       server = created;
       try {
-        await new Promise<void>((resolve, reject) => {
-          created.once('error', reject);
-          created.listen(port, host, () => {
-            created.off('error', reject);
-            resolve();
-          });
-        });
+        await once(created.listen(port, host), 'listening'); // rejects on an 'error' (port in use)
       } catch (error) {
         server = undefined;
         throw error;

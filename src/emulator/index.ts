@@ -24,10 +24,10 @@ export type {
   AuthedRouteRequest,
   HttpMethod,
   Route,
-  RouteMatch,
   RouteRequest,
   RouteResult,
   Router,
+  RouteTable,
 } from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
