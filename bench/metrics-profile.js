@@ -61,7 +61,23 @@ async function cpuOf(handler) {
   return (used.user + used.system) / (count * WEBHOOK_TYPES.length);
 }
 
-if (variant === 'plain' || variant === 'metrics') {
+if (variant === 'phased') {
+  // For callgrind_control: both variants warmed in one process, then plain, metrics, plain, ...
+  // each preceded by a line `PHASE <name>` and a blocking read of the named pipe argv[4], during
+  // which the driver dumps the counters (`callgrind_control -d <pid>`): dump k+1 minus nothing,
+  // i.e. each dump holds the instructions of the phase before it.
+  const { readFileSync } = await import('node:fs');
+  const handlers = { plain: receiver(false), metrics: receiver(true) };
+  for (let warm = 0; warm < 4; warm += 1) for (const handler of Object.values(handlers)) await drive(handler);
+  const phases = ['plain', 'metrics', 'plain', 'metrics', 'plain', 'metrics', 'end'];
+  for (const phase of phases) {
+    // A full collection (node --expose-gc) before each dump: each phase pays for its own garbage.
+    globalThis.gc?.();
+    process.stdout.write(`PHASE ${phase}\n`);
+    readFileSync(process.argv[4]);
+    if (phase !== 'end') await drive(handlers[phase]);
+  }
+} else if (variant === 'plain' || variant === 'metrics') {
   await drive(receiver(variant === 'metrics'));
 } else {
   const handlers = { plain: receiver(false), metrics: receiver(true) };
