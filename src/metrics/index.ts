@@ -10,12 +10,30 @@ import type {
   WebhookPipeline,
   WebhookStats,
 } from '../pipeline/index.js';
+import type { JobObserver } from '../dispatch/runner.js';
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 
 /** Anything that exposes its pipeline: the Express router, the node and fetch handlers, Fastify's `app.webhooks`. */
-export interface MetricsSource {
+export interface ReceiverMetricsSource {
   readonly pipeline: WebhookPipeline;
 }
+
+/** A BullMQ queue as the worker metrics read it (BullMQ's `Queue`). */
+export interface JobCountsSource {
+  readonly name: string;
+  getJobCounts(...types: string[]): Promise<Record<string, number>>;
+}
+
+/** A BullMQ worker of `messaging-webhooks/redis` (`createWorker`). */
+export interface WorkerMetricsSource {
+  observe(observer: JobObserver | undefined): void;
+  stats(): WebhookStats;
+  /** Partition queues, then the dead-letter queue (its name ends in `-dead`). */
+  queues(): readonly JobCountsSource[];
+}
+
+/** What {@link collectMetrics} collects from: a receiver or a BullMQ worker. */
+export type MetricsSource = ReceiverMetricsSource | WorkerMetricsSource;
 
 /** Options of {@link collectMetrics}. */
 export interface CollectMetricsOptions {
@@ -27,6 +45,11 @@ export interface CollectMetricsOptions {
   readonly ackBuckets?: readonly number[] | undefined;
   /** Buckets of the callback duration histogram, in seconds. @default {@link DEFAULT_CALLBACK_BUCKETS} */
   readonly callbackBuckets?: readonly number[] | undefined;
+  /**
+   * Worker only: longest wait for BullMQ's job counts at a scrape; past it (or when Redis fails)
+   * the queue gauges are left out of that scrape rather than failing it. @default 2000
+   */
+  readonly queueReadTimeoutMs?: number | undefined;
 }
 
 /** A collection started by {@link collectMetrics}. */
@@ -110,9 +133,10 @@ function histogram(name: string, help: string, buckets: readonly number[]) {
   return {
     // A metric by shape (name, help, type, get): what the registry reads from its own classes.
     metric: metric as unknown as Metric,
-    observe(type: StatsBucket, seconds: number): void {
-      const one = series[type];
-      if (one === undefined) return;
+    /** The series of each type, for the observer to resolve once per type rather than per call. */
+    series,
+    /** Adds one observation to a series of this histogram (no lookup, no allocation). */
+    add(one: Series, seconds: number): void {
       let index = 0;
       while (index < upper.length && seconds > upper[index]!) index += 1;
       one.counts[index]! += 1;
@@ -122,44 +146,39 @@ function histogram(name: string, help: string, buckets: readonly number[]) {
   };
 }
 
+/** The requests answered with one code, for one type. */
+interface AnswerCount {
+  readonly code: string;
+  readonly status: number;
+  count: number;
+}
+
+/** Everything the receiver's observer adds to for one type, found with one lookup per call. */
+interface AnswerState {
+  /** Every code seen, in order of first sight. */
+  readonly codes: AnswerCount[];
+  /** The code of the last answer: under load nearly every answer of a type has the same code. */
+  last: AnswerCount | undefined;
+  readonly ack: Series;
+}
+
+/** The entry of `code` in `state`, made on its first sight (then never again for that code). */
+function answerCount(state: AnswerState, code: string, status: number): AnswerCount {
+  for (const entry of state.codes) if (entry.code === code) return entry;
+  const entry: AnswerCount = { code, status, count: 0 };
+  state.codes.push(entry);
+  return entry;
+}
+
 /** Answer codes that count as rejected (503): the reason label of `rejected_total`. */
 const REJECTED_STATUS = 503;
+const DEFAULT_QUEUE_READ_TIMEOUT_MS = 2000;
+/** BullMQ states of a job that waits to run (neither running nor finished). */
+const WAITING_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'waiting-children'] as const;
+const JOB_STATES = [...WAITING_STATES, 'active'] as const;
 
-/**
- * Registers a receiver's metrics, per webhook type (label `type`; `unknown` for requests whose
- * type could not be told):
- *
- * | metric | type | labels |
- * | --- | --- | --- |
- * | `requests_total` | counter | `type`, `status`, `code` (`ok`, `duplicate` or the error code) |
- * | `ack_duration_seconds` | histogram | `type`: head checks passed → answer |
- * | `duplicates_total`, `invalid_total`, `unlisted_enum_values_total` | counter | `type` |
- * | `rejected_total` | counter | `type`, `reason` (`queue_full`, `shutting_down`, `store_unavailable`) |
- * | `queue_depth`, `callbacks_running` | gauge | `type`, read from `stats()` at scrape time |
- * | `callback_duration_seconds` | histogram | `type`, per attempt |
- * | `callbacks_total` | counter | `type`, `outcome` (`success`, `failure`), per attempt |
- * | `retries_total`, `dead_letters_total` | counter | `type` |
- *
- * Totals that `stats()` keeps are read from it at scrape time (they count from the receiver's
- * start); the rest come from an observer the pipeline calls only while collection runs, so a
- * receiver whose metrics are not collected pays nothing. One collection per receiver at a time:
- * a second replaces the first's observer (call `stop()` on the first). A BullMQ worker
- * (`createWorker`) is not covered yet: its `stats()` is its own and it has no pipeline.
- *
- * @example
- * import { Registry } from 'prom-client';
- * import { collectMetrics } from 'messaging-webhooks/metrics';
- * const registry = new Registry();
- * collectMetrics(webhooks, { registry });
- * app.get('/metrics', async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
- */
-export function collectMetrics(receiver: MetricsSource, options: CollectMetricsOptions = {}): WebhookMetrics {
-  const { pipeline } = receiver;
-  if (typeof pipeline?.observe !== 'function') {
-    throw new TypeError(
-      'collectMetrics: expected a receiver with a pipeline (router, handler or app.webhooks)',
-    );
-  }
+/** What both kinds of collection share: the registry, the names, the callback series. */
+function createCollection(options: CollectMetricsOptions) {
   const registry = options.registry ?? defaultRegistry;
   const prefix = options.prefix ?? 'messaging_webhooks_';
   if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(prefix) && prefix !== '') {
@@ -167,57 +186,66 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
   }
   const registers = [registry];
   const names: string[] = [];
-  const named = <T extends string>(suffix: T): string => {
+  const named = (suffix: string): string => {
     const name = `${prefix}${suffix}`;
     names.push(name);
     return name;
   };
+  const stop = (): void => {
+    for (const name of names) registry.removeSingleMetric(name);
+  };
+  return { registry, registers, names, named, stop };
+}
+type Collection = ReturnType<typeof createCollection>;
 
-  // The hot path only adds to plain numbers, per type and code; prom-client's labelled inc and
-  // observe (a label hash each call) run at scrape time instead, once per series. Measured: calling
-  // prom-client per request gave 0.86× the uncollected node handler (bench scenario 8), these
-  // plain counters 1.02–1.36× (noise above 1) and 0.92–0.96× in-process, so they are hand-written
-  // and handed to prom-client's registry with its standard output.
-  const answers = bucketTable(() => Object.create(null) as Record<string, { status: number; count: number }>);
+/**
+ * One `stats()` read per scrape, shared by the metrics that read it (collect runs per metric,
+ * all in the same scrape).
+ */
+function statsPerScrape(read: () => WebhookStats): () => WebhookStats {
+  let snapshot: WebhookStats | undefined;
+  let scrape: Promise<void> | undefined;
+  return () => {
+    if (snapshot === undefined) {
+      snapshot = read();
+      scrape ??= Promise.resolve().then(() => {
+        snapshot = undefined;
+        scrape = undefined;
+      });
+    }
+    return snapshot;
+  };
+}
+
+/**
+ * The callback series, the same for a receiver and a worker: `callback_duration_seconds` and
+ * `retries_total` fed by the observer, `callbacks_total` and `dead_letters_total` read from
+ * `stats()`. Returns the observer's half.
+ */
+function callbackSeries(
+  collection: Collection,
+  options: CollectMetricsOptions,
+  statsNow: () => WebhookStats,
+): { readonly [K in keyof JobObserver]: JobObserver[K] } {
+  const { registry, registers, named } = collection;
   const retryCounts = bucketTable(() => ({ count: 0 }));
-  const ackDuration = histogram(
-    named('ack_duration_seconds'),
-    'Time from the passed head checks to the answer (validate, dedupe, enqueue)',
-    options.ackBuckets ?? DEFAULT_ACK_BUCKETS,
-  );
   const callbackDuration = histogram(
     named('callback_duration_seconds'),
     'Duration of callback attempts',
     options.callbackBuckets ?? DEFAULT_CALLBACK_BUCKETS,
   );
-  registry.registerMetric(ackDuration.metric);
   registry.registerMetric(callbackDuration.metric);
-
   new Counter({
-    name: named('requests_total'),
-    help: 'Webhook requests answered, by answer status and code',
-    labelNames: ['type', 'status', 'code'] as const,
+    name: named('callbacks_total'),
+    help: 'Callback attempts, by outcome',
+    labelNames: ['type', 'outcome'] as const,
     registers,
     collect() {
+      const stats = statsNow();
       this.reset();
-      for (const type of BUCKETS) {
-        for (const [code, { status, count }] of Object.entries(answers[type])) {
-          this.inc({ type, status, code }, count);
-        }
-      }
-    },
-  });
-  new Counter({
-    name: named('rejected_total'),
-    help: 'Webhook requests answered 503, by reason',
-    labelNames: ['type', 'reason'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const type of BUCKETS) {
-        for (const [code, { status, count }] of Object.entries(answers[type])) {
-          if (status === REJECTED_STATUS) this.inc({ type, reason: code }, count);
-        }
+      for (const type of WEBHOOK_TYPES) {
+        this.inc({ type, outcome: 'success' }, stats[type].succeeded);
+        this.inc({ type, outcome: 'failure' }, stats[type].failed);
       }
     },
   });
@@ -231,20 +259,132 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
       for (const type of WEBHOOK_TYPES) this.inc({ type }, retryCounts[type].count);
     },
   });
-
-  // One stats() read per scrape, shared by the metrics that read it (collect runs per metric).
-  let snapshot: WebhookStats | undefined;
-  let scrape: Promise<void> | undefined;
-  const statsNow = (): WebhookStats => {
-    if (snapshot === undefined) {
-      snapshot = pipeline.stats();
-      scrape ??= Promise.resolve().then(() => {
-        snapshot = undefined;
-        scrape = undefined;
-      });
-    }
-    return snapshot;
+  new Counter({
+    name: named('dead_letters_total'),
+    help: 'Events that exhausted their attempts',
+    labelNames: ['type'] as const,
+    registers,
+    collect() {
+      const stats = statsNow();
+      this.reset();
+      for (const type of BUCKETS) this.inc({ type }, stats[type].deadLettered);
+    },
+  });
+  const { series } = callbackDuration;
+  return {
+    callbackSettled: (type, seconds) => {
+      const one = series[type];
+      if (one !== undefined) callbackDuration.add(one, seconds);
+    },
+    retried: (type) => {
+      const retries = retryCounts[type];
+      if (retries !== undefined) retries.count += 1;
+    },
   };
+}
+
+const isReceiver = (source: MetricsSource): source is ReceiverMetricsSource =>
+  typeof (source as Partial<ReceiverMetricsSource> | undefined)?.pipeline?.observe === 'function';
+const isWorker = (source: MetricsSource): source is WorkerMetricsSource => {
+  const worker = source as Partial<WorkerMetricsSource> | undefined;
+  return (
+    typeof worker?.observe === 'function' &&
+    typeof worker.queues === 'function' &&
+    typeof worker.stats === 'function'
+  );
+};
+
+/**
+ * Registers the metrics of a receiver or of a BullMQ worker, per webhook type (label `type`;
+ * `unknown` for requests whose type could not be told).
+ *
+ * A receiver (the Express router, the node and fetch handlers, Fastify's `app.webhooks`):
+ *
+ * | metric | type | labels |
+ * | --- | --- | --- |
+ * | `requests_total` | counter | `type`, `status`, `code` (`ok`, `duplicate` or the error code) |
+ * | `ack_duration_seconds` | histogram | `type`: head checks passed → answer |
+ * | `duplicates_total`, `invalid_total`, `unlisted_enum_values_total` | counter | `type` |
+ * | `rejected_total` | counter | `type`, `reason` (`queue_full`, `shutting_down`, `store_unavailable`) |
+ * | `queue_depth`, `callbacks_running` | gauge | `type`, read from `stats()` at scrape time |
+ * | `callback_duration_seconds` | histogram | `type`, per attempt |
+ * | `callbacks_total` | counter | `type`, `outcome` (`success`, `failure`), per attempt |
+ * | `retries_total`, `dead_letters_total` | counter | `type` |
+ *
+ * A BullMQ worker (`createWorker` of `messaging-webhooks/redis`): the same callback series
+ * (`callback_duration_seconds`, `callbacks_total`, `retries_total`, `dead_letters_total`, of this
+ * worker process), and gauges read from BullMQ at scrape time, for the whole topology (every
+ * worker process): `queue_depth` and `callbacks_running` per partition (label `queue`: jobs
+ * waiting, delayed or prioritized; jobs active), and `dead_letter_queue_depth`, the jobs in
+ * `<queueName>-dead`. A receiver and a worker in one process each need their own registry or
+ * prefix (their names are the same).
+ *
+ * Totals that `stats()` keeps are read from it at scrape time (they count from the start); the
+ * rest come from an observer the receiver or worker calls only while collection runs, so one whose
+ * metrics are not collected pays nothing. One collection per receiver or worker at a time: a
+ * second replaces the first's observer (call `stop()` on the first).
+ *
+ * @example
+ * import { Registry } from 'prom-client';
+ * import { collectMetrics } from 'messaging-webhooks/metrics';
+ * const registry = new Registry();
+ * collectMetrics(webhooks, { registry }); // or a worker: collectMetrics(worker, { registry })
+ * app.get('/metrics', async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
+ */
+export function collectMetrics(source: MetricsSource, options: CollectMetricsOptions = {}): WebhookMetrics {
+  if (isReceiver(source)) return collectReceiver(source.pipeline, options);
+  if (isWorker(source)) return collectWorker(source, options);
+  throw new TypeError(
+    'collectMetrics: expected a receiver with a pipeline (router, handler or app.webhooks) or a BullMQ worker (createWorker)',
+  );
+}
+
+function collectReceiver(pipeline: WebhookPipeline, options: CollectMetricsOptions): WebhookMetrics {
+  const collection = createCollection(options);
+  const { registry, registers, names, named } = collection;
+
+  // The hot path only adds to plain numbers, per type and code; prom-client's labelled inc and
+  // observe (a label hash each call) run at scrape time instead, once per series. Measured: calling
+  // prom-client per request gave 0.86× the uncollected node handler (bench scenario 8), these
+  // plain counters 1.02–1.36× (noise above 1) and 0.92–0.96× in-process, so they are hand-written
+  // and handed to prom-client's registry with its standard output.
+  const ackDuration = histogram(
+    named('ack_duration_seconds'),
+    'Time from the passed head checks to the answer (validate, dedupe, enqueue)',
+    options.ackBuckets ?? DEFAULT_ACK_BUCKETS,
+  );
+  registry.registerMetric(ackDuration.metric);
+  const answers = Object.create(null) as Record<StatsBucket, AnswerState>;
+  for (const type of BUCKETS) answers[type] = { codes: [], last: undefined, ack: ackDuration.series[type] };
+  const statsNow = statsPerScrape(() => pipeline.stats());
+  const callbacks = callbackSeries(collection, options, statsNow);
+
+  new Counter({
+    name: named('requests_total'),
+    help: 'Webhook requests answered, by answer status and code',
+    labelNames: ['type', 'status', 'code'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const type of BUCKETS) {
+        for (const { code, status, count } of answers[type].codes) this.inc({ type, status, code }, count);
+      }
+    },
+  });
+  new Counter({
+    name: named('rejected_total'),
+    help: 'Webhook requests answered 503, by reason',
+    labelNames: ['type', 'reason'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const type of BUCKETS) {
+        for (const { code, status, count } of answers[type].codes) {
+          if (status === REJECTED_STATUS) this.inc({ type, reason: code }, count);
+        }
+      }
+    },
+  });
 
   /** A counter whose values are `stats()` totals, read at scrape time. */
   const fromStats = (suffix: string, help: string, counter: StatCounter): void => {
@@ -262,23 +402,8 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
   };
   fromStats('duplicates_total', 'Duplicate webhooks acknowledged and not run again', 'duplicates');
   fromStats('invalid_total', 'Webhook requests refused 400', 'invalid');
-  fromStats('dead_letters_total', 'Events that exhausted their attempts', 'deadLettered');
   fromStats('unlisted_enum_values_total', 'Undocumented enum values accepted', 'unlistedEnumValues');
 
-  new Counter({
-    name: named('callbacks_total'),
-    help: 'Callback attempts, by outcome',
-    labelNames: ['type', 'outcome'] as const,
-    registers,
-    collect() {
-      const stats = statsNow();
-      this.reset();
-      for (const type of WEBHOOK_TYPES) {
-        this.inc({ type, outcome: 'success' }, stats[type].succeeded);
-        this.inc({ type, outcome: 'failure' }, stats[type].failed);
-      }
-    },
-  });
   const gauge = (suffix: string, help: string, read: (stats: WebhookStats, type: WebhookType) => number) =>
     new Gauge({
       name: named(suffix),
@@ -297,22 +422,19 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
   );
   gauge('callbacks_running', 'Callbacks running now', (s, t) => s[t].running);
 
+  // Per answer: one lookup by type, one identity check of the code (the library's constants), two
+  // additions and the histogram's bucket search; nothing allocated once a code was seen.
   const observer: WebhookObserver = {
     answered(type, status, code, seconds) {
-      const counts = answers[type];
-      if (counts === undefined) return;
-      const entry = counts[code];
-      if (entry === undefined) counts[code] = { status, count: 1 };
-      else entry.count += 1;
-      if (seconds !== undefined) ackDuration.observe(type, seconds);
+      const state = answers[type];
+      if (state === undefined) return;
+      let entry = state.last;
+      if (entry === undefined || entry.code !== code) state.last = entry = answerCount(state, code, status);
+      entry.count += 1;
+      if (seconds !== undefined) ackDuration.add(state.ack, seconds);
     },
-    callbackSettled(type, seconds) {
-      callbackDuration.observe(type, seconds);
-    },
-    retried(type) {
-      const retries = retryCounts[type];
-      if (retries !== undefined) retries.count += 1;
-    },
+    callbackSettled: callbacks.callbackSettled,
+    retried: callbacks.retried,
   };
   pipeline.observe(observer);
 
@@ -320,7 +442,96 @@ export function collectMetrics(receiver: MetricsSource, options: CollectMetricsO
     names,
     stop() {
       pipeline.observe(undefined);
-      for (const name of names) registry.removeSingleMetric(name);
+      collection.stop();
+    },
+  };
+}
+
+function collectWorker(worker: WorkerMetricsSource, options: CollectMetricsOptions): WebhookMetrics {
+  const timeoutMs = options.queueReadTimeoutMs ?? DEFAULT_QUEUE_READ_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) {
+    throw new TypeError(`queueReadTimeoutMs: expected a positive number, got ${String(timeoutMs)}`);
+  }
+  const collection = createCollection(options);
+  const { registers, names, named } = collection;
+  const observer = callbackSeries(
+    collection,
+    options,
+    statsPerScrape(() => worker.stats()),
+  );
+  const queues = worker.queues();
+
+  // One BullMQ read per scrape, shared by the gauges that collect in it: it is dropped once it
+  // settles, so the next scrape reads afresh.
+  type Counts = readonly (readonly [string, Record<string, number>])[] | undefined;
+  let reading: Promise<Counts> | undefined;
+  const countsNow = (): Promise<Counts> => {
+    reading ??= readCounts().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  async function readCounts(): Promise<Counts> {
+    let timer: NodeJS.Timeout | undefined;
+    const read = Promise.all(
+      queues.map(async (queue) => [queue.name, await queue.getJobCounts(...JOB_STATES)] as const),
+    );
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, undefined);
+    });
+    try {
+      // Redis down or hung: leave the queue gauges out of this scrape rather than fail it.
+      return await Promise.race([read.catch(() => undefined), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const waiting = (counts: Record<string, number>): number =>
+    WAITING_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+  const isDead = (queue: string): boolean => queue.endsWith('-dead');
+  const byName = new Set(queues.map((queue) => queue.name).filter((queue) => !isDead(queue)));
+  const deadNames = new Set(queues.map((queue) => queue.name).filter(isDead));
+
+  const queueGauge = (suffix: string, help: string, read: (counts: Record<string, number>) => number) =>
+    new Gauge({
+      name: named(suffix),
+      help,
+      labelNames: ['queue'] as const,
+      registers,
+      async collect() {
+        const all = await countsNow();
+        this.reset();
+        for (const [queue, counts] of all ?? []) if (byName.has(queue)) this.set({ queue }, read(counts));
+      },
+    });
+  queueGauge(
+    'queue_depth',
+    'Jobs waiting to run in each partition queue (waiting, delayed, prioritized), from BullMQ',
+    waiting,
+  );
+  queueGauge(
+    'callbacks_running',
+    'Jobs running in each partition queue (active), from BullMQ',
+    (counts) => counts.active ?? 0,
+  );
+  new Gauge({
+    name: named('dead_letter_queue_depth'),
+    help: 'Jobs in the dead-letter queue (<queueName>-dead), from BullMQ',
+    labelNames: ['queue'] as const,
+    registers,
+    async collect() {
+      const all = await countsNow();
+      this.reset();
+      for (const [queue, counts] of all ?? []) if (deadNames.has(queue)) this.set({ queue }, waiting(counts));
+    },
+  });
+
+  worker.observe(observer);
+  return {
+    names,
+    stop() {
+      worker.observe(undefined);
+      collection.stop();
     },
   };
 }

@@ -94,7 +94,10 @@ export interface WebhookObserver extends JobObserver {
 export interface WebhookHealth {
   /** False while closing or with the queue past its threshold. */
   readonly ready: boolean;
-  /** Why not ready: `closing`, `queue_over_threshold`; empty when ready. */
+  /**
+   * Why not ready: `closing`, `queue_over_threshold`, and what the dedupe store and dispatcher
+   * report from their own `health()` (`redis_unreachable` for the Redis ones); empty when ready.
+   */
   readonly reasons: readonly string[];
   readonly closing: boolean;
   /** Accepted events not finished (queued, running, waiting for a retry). */
@@ -610,6 +613,16 @@ export function createWebhookPipeline(
       // Turns false before the queue is full, so a load balancer drains this instance before it
       // has to answer 503 (issue 15).
       if (queueThreshold !== undefined && unfinished >= queueThreshold) reasons.push('queue_over_threshold');
+      // A store or dispatcher with a health() of its own (the Redis ones: `redis_unreachable`).
+      for (const part of [store, dispatcher] as ({ health?: unknown } | undefined)[]) {
+        if (typeof part?.health !== 'function') continue;
+        const more = ((part.health as () => unknown).call(part) as { reasons?: unknown } | undefined)
+          ?.reasons;
+        if (!Array.isArray(more)) continue;
+        for (const reason of more as unknown[]) {
+          if (typeof reason === 'string' && !reasons.includes(reason)) reasons.push(reason);
+        }
+      }
       return { ready: reasons.length === 0, reasons, closing, unfinished, queueThreshold };
     },
     observe(observer) {

@@ -1,24 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookHealth } from '../pipeline/index.js';
 
-/** Anything with a `health()`: the Express router, the node and fetch handlers, Fastify's `app.webhooks`. */
+/**
+ * Anything with a synchronous `health()`: the Express router, the node and fetch handlers,
+ * Fastify's `app.webhooks`, and from `messaging-webhooks/redis` the BullMQ worker.
+ */
 export interface HealthSource {
-  health(): WebhookHealth;
+  health(): { readonly ready: boolean; readonly reasons: readonly string[] };
 }
 
 /**
  * A node:http (and Express) handler for a readiness probe: 200 with the health as JSON when ready,
- * 503 when not (closing, or the queue past `healthQueueThreshold`). Off unless you mount it.
+ * 503 when not (`reasons`: closing, the queue past `healthQueueThreshold`, `redis_unreachable`,
+ * `worker_not_running`). Off unless you mount it.
  *
  * @example
  * app.get('/healthz', createHealthHandler(webhooks));
+ * // a worker process: http.createServer(createHealthHandler(worker)).listen(8081);
  */
 export function createHealthHandler(
   receiver: HealthSource,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   if (typeof receiver?.health !== 'function') {
     throw new TypeError(
-      'createHealthHandler: expected a receiver with health() (router, handler or app.webhooks)',
+      'createHealthHandler: expected a receiver or worker with health() (router, handler, app.webhooks, createWorker)',
     );
   }
   return function healthHandler(_req: IncomingMessage, res: ServerResponse): void {

@@ -7,6 +7,7 @@ import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { checkOptions } from '../util/options.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS } from './option-keys.js';
+import { createRedisProbe, type ComponentHealth } from './health.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -72,6 +73,11 @@ export interface RedisDedupeStore extends DedupeStore {
   /** Resolves once connected and the eviction policy was checked. */
   ready(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Readiness, synchronously: not ready with `redis_unreachable` while the client is not
+   * connected or Redis did not answer the last background PING (see `router.health()`).
+   */
+  health(): ComponentHealth;
 }
 
 /** A redelivery arrived while another claim of the same event awaits its enqueue. */
@@ -166,6 +172,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   const client =
     options.client ?? createRedisClient(options.connection as RedisConnection, 'receiver', commandTimeoutMs);
   if (owned) logClientErrors(client, logger, 'dedupe store');
+  const reachable = createRedisProbe(client, commandTimeoutMs);
   // Each claim's lease value is its own token, so a release or a compensation deletes that claim's
   // lease and nothing else: not a confirmed key, not a later claim of the same event.
   const leasePrefix = `lease:${randomUUID()}:`;
@@ -307,6 +314,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
       await client.eval(RELEASE, 1, full, DONE);
     },
     ready: () => firstReady,
+    health: () =>
+      reachable() ? { ready: true, reasons: [] } : { ready: false, reasons: ['redis_unreachable'] },
     async close() {
       closed = true;
       clearTimeout(timer);

@@ -23,6 +23,7 @@ import {
   resolveTopology,
   type QueueTopology,
 } from './queues.js';
+import { createRedisProbe, type ComponentHealth } from './health.js';
 
 /** Options of {@link createBullMQDispatcher}. */
 export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
@@ -64,6 +65,16 @@ export interface BullMQDispatcher extends Dispatcher {
   ready(): Promise<void>;
   /** Jobs per state summed over the partition queues (waiting, active, delayed, completed, failed...). */
   jobCounts(): Promise<Record<string, number>>;
+  /**
+   * Readiness, synchronously: not ready with `redis_unreachable` while the client is not
+   * connected or Redis did not answer the last background PING. `router.health()` includes it.
+   */
+  health(): ComponentHealth;
+  /**
+   * The BullMQ queues of the topology, partitions first, then `<queueName>-dead` (opened on the
+   * first call), on this dispatcher's connection: e.g. for bull-board. Closed by `close()`.
+   */
+  queues(): readonly Queue[];
 }
 
 const UNFINISHED = ['waiting', 'active', 'delayed', 'prioritized', 'paused', 'waiting-children'] as const;
@@ -113,6 +124,8 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     queue.on('error', () => undefined);
     return queue;
   });
+  const reachable = createRedisProbe(client, commandTimeoutMs);
+  let deadQueue: Queue | undefined;
   const jobOptions = {
     attempts: 1, // retries run inside the worker, so a conversation waits for them (ordering)
     removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
@@ -179,9 +192,21 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
         timeoutMs,
         () => false,
       );
-      await Promise.allSettled(queues.map((queue) => queue.close()));
+      await Promise.allSettled([...queues, ...(deadQueue ? [deadQueue] : [])].map((queue) => queue.close()));
       await closeClient(client);
       return drained;
+    },
+    health: () =>
+      reachable() ? { ready: true, reasons: [] } : { ready: false, reasons: ['redis_unreachable'] },
+    queues() {
+      if (deadQueue === undefined) {
+        deadQueue = new Queue(topology.deadLetterName, {
+          connection: client,
+          ...(topology.prefix === undefined ? {} : { prefix: topology.prefix }),
+        });
+        deadQueue.on('error', () => undefined);
+      }
+      return [...queues, deadQueue];
     },
     counts(): DispatcherCounts {
       // BullMQ counts per queue, not per webhook type, and only asynchronously: see jobCounts().

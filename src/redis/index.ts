@@ -37,4 +37,5 @@ export {
   type QueueTopology,
 } from './queues.js';
 export * from './worker.js';
+export { type ComponentHealth } from './health.js';
 export * from './dlq.js';

@@ -2,7 +2,7 @@ import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryTrackerFor, type StatusTrackingOption } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
-import { createJobRunner } from '../dispatch/runner.js';
+import { createJobRunner, type JobObserver } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
@@ -26,6 +26,7 @@ import {
   type RedisConnection,
 } from './connection.js';
 import { resolveTopology, type QueueTopology } from './queues.js';
+import { createRedisProbe, type ComponentHealth } from './health.js';
 
 /** Options of {@link createWorker}. */
 export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
@@ -95,6 +96,31 @@ export interface WebhookWorker {
   close(timeoutMs?: number): Promise<boolean>;
   /** Counts per webhook type, of this worker process. */
   stats(): WebhookStats;
+  /**
+   * Readiness, synchronously, for a probe (`createHealthHandler(worker)`): not ready with
+   * `worker_not_running` before it started taking jobs (starting, `autorun: false` without
+   * `run()`, a refused start), once closing, or when a partition's BullMQ worker stopped or is
+   * paused; with `redis_unreachable` while its connection is down or Redis did not answer the last
+   * background PING.
+   */
+  health(): WorkerHealth;
+  /**
+   * Sets (or, with undefined, clears) the observer told about callback attempts, as the router's
+   * pipeline does: `collectMetrics(worker)` sets it.
+   */
+  observe(observer: JobObserver | undefined): void;
+  /**
+   * The BullMQ queues of the topology, partitions first, then `<queueName>-dead`, on this worker's
+   * connection (opened on the first call, closed by `close()`): queue depths for the metrics,
+   * or bull-board.
+   */
+  queues(): readonly Queue[];
+}
+
+/** Readiness of a {@link WebhookWorker}. */
+export interface WorkerHealth extends ComponentHealth {
+  /** Every partition's BullMQ worker is taking jobs. */
+  readonly running: boolean;
 }
 
 /**
@@ -112,6 +138,9 @@ class ShutdownSignal extends Error {
     super('worker is closing');
   }
 }
+
+/** Longest wait for the health probe's background PING (the worker's client has no command timeout). */
+const DEFAULT_PING_TIMEOUT_MS = 1000;
 
 const toRecordError = (error: unknown): DeadLetterRecord['error'] =>
   error instanceof Error
@@ -144,6 +173,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   validatePersistenceOptions(options);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const stats = createStatsRecorder();
+  // Read on each attempt; holds an observer only while metrics are collected.
+  const probe: { observer: JobObserver | undefined } = { observer: undefined };
   const runner = createJobRunner({
     handlers: options.handlers,
     logger,
@@ -151,12 +182,15 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
     redactLogs: options.redactLogs,
+    observe: probe,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const client = createRedisClient(options.connection, 'worker');
   logClientErrors(client, logger, 'bullmq worker');
   const deadQueue = new Queue(topology.deadLetterName, { connection: client, ...bullPrefix });
   deadQueue.on('error', () => undefined);
+  const reachable = createRedisProbe(client, DEFAULT_PING_TIMEOUT_MS);
+  let partitionQueues: Queue[] | undefined;
   const shutdown = new AbortController();
   let cutOff = false;
 
@@ -267,10 +301,29 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
         cutOff = true;
         await Promise.allSettled(workers.map((worker) => worker.close(true)));
       }
-      await deadQueue.close().catch(() => undefined);
+      await Promise.allSettled([deadQueue, ...(partitionQueues ?? [])].map((queue) => queue.close()));
       await closeClient(client);
       return !cutOff;
     },
     stats: () => stats.snapshot(() => ({ queued: 0, running: 0 })),
+    health() {
+      const running =
+        !shutdown.signal.aborted && workers.every((worker) => worker.isRunning() && !worker.isPaused());
+      const reasons: string[] = [];
+      if (!running) reasons.push('worker_not_running');
+      if (!reachable()) reasons.push('redis_unreachable');
+      return { ready: reasons.length === 0, reasons, running };
+    },
+    observe(observer) {
+      probe.observer = observer;
+    },
+    queues() {
+      partitionQueues ??= topology.partitionNames.map((name) => {
+        const queue = new Queue(name, { connection: client, ...bullPrefix });
+        queue.on('error', () => undefined);
+        return queue;
+      });
+      return [...partitionQueues, deadQueue];
+    },
   };
 }

@@ -46,6 +46,33 @@ describe('health()', () => {
     expect(router.health()).toMatchObject({ ready: true, reasons: [], unfinished: 0 });
   });
 
+  it('with the default threshold, is not ready before the first 503 queue_full, for every queue size', async () => {
+    for (const maxQueueSize of [1, 2, 3, 4, 5, 7, 10, 16]) {
+      const gate = deferred();
+      const { app, router } = createTestReceiver({
+        concurrency: 1,
+        maxQueueSize,
+        onChatbot: () => gate.promise,
+      });
+      const threshold = router.health().queueThreshold!;
+      expect(threshold).toBeLessThanOrEqual(maxQueueSize);
+      let readyBeforeFull: boolean | undefined;
+      for (let sent = 0; sent <= maxQueueSize; sent += 1) {
+        const before = router.health().ready;
+        const answer = await request(app).post('/webhooks/chatbot').send(buildChatbotEvent());
+        if (answer.status === 503) {
+          expect(answer.body).toMatchObject({ error: { code: 'queue_full' } });
+          readyBeforeFull = before;
+          break;
+        }
+        expect(answer.status).toBe(200);
+      }
+      expect([maxQueueSize, readyBeforeFull]).toEqual([maxQueueSize, false]);
+      gate.resolve();
+      await router.close(1000);
+    }
+  });
+
   it('takes healthQueueThreshold as given', async () => {
     const gate = deferred();
     const { app, router } = createTestReceiver({ healthQueueThreshold: 1, onChatbot: () => gate.promise });

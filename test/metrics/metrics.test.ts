@@ -6,26 +6,7 @@ import { webhooksPlugin } from '../../src/receiver/fastify.js';
 import { createFetchHandler, createNodeHandler } from '../../src/receiver/index.js';
 import { buildChatbotEvent, buildIncoming, buildSession, buildStatus } from '../../src/testing/index.js';
 import { createTestReceiver, deferred } from '../helpers/receiver.js';
-
-/** The samples of a Prometheus text exposition, keyed `name{label="value",...}` with labels sorted. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null) throw new Error(`unparsed exposition line: ${line}`);
-    const [, name, labels = '', value] = match;
-    const sorted = labels === '' ? [] : labels.split(/,(?=[a-z_]+=")/).sort();
-    out.set(sorted.length === 0 ? name! : `${name}{${sorted.join(',')}}`, Number(value));
-  }
-  return out;
-}
-
-const key = (name: string, labels: Record<string, string>): string =>
-  `${name}{${Object.entries(labels)
-    .map(([label, value]) => `${label}="${value}"`)
-    .sort()
-    .join(',')}}`;
+import { key, samples } from './exposition.js';
 
 const TOKEN = 'metrics-secret';
 
