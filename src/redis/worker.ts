@@ -2,7 +2,7 @@ import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryTrackerFor, type StatusTrackingOption } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
-import { createJobRunner } from '../dispatch/runner.js';
+import { createJobRunner, type JobTracer } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
@@ -95,6 +95,8 @@ export interface WebhookWorker {
   close(timeoutMs?: number): Promise<boolean>;
   /** Counts per webhook type, of this worker process. */
   stats(): WebhookStats;
+  /** Sets (or, with undefined, clears) the tracer told about callback attempts (`messaging-webhooks/otel`). */
+  trace(tracer: JobTracer | undefined): void;
 }
 
 /**
@@ -144,6 +146,11 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   validatePersistenceOptions(options);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const stats = createStatsRecorder();
+  // Read on each attempt: holds the tracer of messaging-webhooks/otel while tracing.
+  const traced: { observer: undefined; tracer: JobTracer | undefined } = {
+    observer: undefined,
+    tracer: undefined,
+  };
   const runner = createJobRunner({
     handlers: options.handlers,
     logger,
@@ -151,6 +158,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     tracker: deliveryTrackerFor(options.statusTracking),
     callbackTimeoutMs: options.callbackTimeoutMs,
     redactLogs: options.redactLogs,
+    observe: traced,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const client = createRedisClient(options.connection, 'worker');
@@ -272,5 +280,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
       return !cutOff;
     },
     stats: () => stats.snapshot(() => ({ queued: 0, running: 0 })),
+    trace(tracer) {
+      traced.tracer = tracer;
+    },
   };
 }
