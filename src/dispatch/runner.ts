@@ -186,8 +186,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   function start(job: WebhookJob, attempt: number): void | Promise<unknown> {
     const callback = callbacks[job.type] as AnyCallback | undefined;
     if (!callback) return undefined;
-    if (observe !== undefined && (observe.observer !== undefined || observe.tracer !== undefined)) {
-      return startObserved(observe, callback, job, attempt);
+    if (observe !== undefined) {
+      const { observer, tracer } = observe;
+      // A tracer without an SDK gives no scope: the attempt then runs as an unwatched one.
+      const scope = tracer?.attemptStarted(job, attempt);
+      if (observer !== undefined || scope !== undefined)
+        return startObserved(observer, tracer, scope, callback, job, attempt);
     }
     const result = callback(job.payload, contextOf(job, attempt));
     // A synchronous callback settles here: no promise, no microtask.
@@ -197,15 +201,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
 
   /** {@link start} timed for an observer and traced; a separate function so the unwatched path stays as it was. */
   function startObserved(
-    slot: JobObserverSlot,
+    observer: JobObserver | undefined,
+    tracer: JobTracer | undefined,
+    scope: unknown,
     callback: AnyCallback,
     job: WebhookJob,
     attempt: number,
   ): void | Promise<unknown> {
-    const { observer, tracer } = slot;
     const { type } = job;
     const began = performance.now();
-    const scope = tracer?.attemptStarted(job, attempt);
     const settle = (failed: boolean, error: unknown): void => {
       observer?.callbackSettled(type, (performance.now() - began) / 1000);
       if (scope !== undefined) tracer!.attemptSettled(scope, failed, error);

@@ -4,6 +4,7 @@
  */
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
@@ -13,6 +14,7 @@ import {
   type Context,
   type Span,
   type SpanContext,
+  type SpanOptions,
   type TextMapGetter,
   type TextMapPropagator,
   type TextMapSetter,
@@ -146,8 +148,43 @@ function errorTypeOf(error: unknown): string {
   return '_OTHER';
 }
 
-/** A span worth carrying on: recording, or not recording but with a context to propagate (sampled out). */
-const traced = (span: Span): boolean => span.isRecording() || isSpanContextValid(span.spanContext());
+/**
+ * A span worth carrying on: recording, or not recording but with a context to propagate (sampled
+ * out). The API's no-op span (no SDK) is told by identity first, without the id checks.
+ */
+function traced(span: Span): boolean {
+  if (span.isRecording()) return true;
+  const spanContext = span.spanContext();
+  return spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext);
+}
+
+/** The receive span's options for the common POST: one frozen object, nothing allocated per request. */
+const RECEIVE_POST: SpanOptions = Object.freeze({
+  kind: SpanKind.SERVER,
+  attributes: Object.freeze({
+    [ATTR.httpRequestMethod]: 'POST',
+    [ATTR.messagingSystem]: MESSAGING_SYSTEM,
+    [ATTR.messagingOperationType]: 'receive',
+  }),
+});
+
+function receiveOptions(method: string): SpanOptions {
+  if (method === 'POST') return RECEIVE_POST;
+  return {
+    kind: SpanKind.SERVER,
+    attributes: { ...RECEIVE_POST.attributes, [ATTR.httpRequestMethod]: method },
+  };
+}
+
+/** The process span's options when no receive span is known (the job carries no trace context). */
+const PROCESS_UNLINKED: SpanOptions = Object.freeze({
+  kind: SpanKind.CONSUMER,
+  attributes: Object.freeze({
+    [ATTR.messagingSystem]: MESSAGING_SYSTEM,
+    [ATTR.messagingOperationType]: 'process',
+    [ATTR.messagingOperationName]: 'process',
+  }),
+});
 
 function createTracer(
   tracer: Tracer,
@@ -159,18 +196,7 @@ function createTracer(
       // Under an HTTP instrumentation's span, a child of it; else of the caller's trace context, if sent.
       const parent =
         trace.getSpan(active) === undefined ? propagator.extract(active, request, HEAD_GETTER) : active;
-      const span = tracer.startSpan(
-        RECEIVE,
-        {
-          kind: SpanKind.SERVER,
-          attributes: {
-            [ATTR.httpRequestMethod]: request.method,
-            [ATTR.messagingSystem]: MESSAGING_SYSTEM,
-            [ATTR.messagingOperationType]: 'receive',
-          },
-        },
-        parent,
-      );
+      const span = tracer.startSpan(RECEIVE, receiveOptions(request.method), parent);
       // No SDK (the API's no-op tracer): nothing more to do for this request.
       return traced(span) ? new Receive(span, request.url) : undefined;
     },
@@ -229,22 +255,17 @@ function createTracer(
       }
       const span = tracer.startSpan(
         PROCESS,
-        {
-          kind: SpanKind.CONSUMER,
-          links: receive === undefined ? [] : [{ context: receive }],
-          attributes: {
-            [ATTR.messagingSystem]: MESSAGING_SYSTEM,
-            [ATTR.messagingOperationType]: 'process',
-            [ATTR.messagingOperationName]: 'process',
-            [ATTR.messagingDestinationName]: job.type,
-            [ATTR.messagingMessageId]: job.requestId,
-            [ATTR.type]: job.type,
-            [ATTR.attempt]: attempt,
-          },
-        },
+        receive === undefined ? PROCESS_UNLINKED : { ...PROCESS_UNLINKED, links: [{ context: receive }] },
         parent,
       );
-      return traced(span) ? new Attempt(span, trace.setSpan(parent, span)) : undefined;
+      if (!traced(span)) return undefined;
+      if (span.isRecording()) {
+        span.setAttribute(ATTR.messagingDestinationName, job.type);
+        span.setAttribute(ATTR.messagingMessageId, job.requestId);
+        span.setAttribute(ATTR.type, job.type);
+        span.setAttribute(ATTR.attempt, attempt);
+      }
+      return new Attempt(span, trace.setSpan(parent, span));
     },
 
     runAttempt(scope, callback, payload, ctx: WebhookContext) {
