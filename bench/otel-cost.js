@@ -7,7 +7,7 @@
 //
 //   npm run build && node bench/otel-cost.js [--rounds=5] [--requests=50000]
 //   npm run build && node bench/otel-cost.js --callgrind [--requests=2000]   (instruction counts)
-import { fork, spawnSync } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createBodyFactory, WEBHOOK_TYPES } from './lib/bodies.js';
 
@@ -78,32 +78,45 @@ async function child(kind, requests) {
 
 /** Instructions of one child under callgrind (immune to the machine's load). */
 function instructions(kind, requests) {
-  const out = spawnSync(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--callgrind-out-file=/dev/null',
-      process.execPath,
-      fileURLToPath(import.meta.url),
-      '--child',
-      kind,
-      String(requests),
-    ],
-    { encoding: 'utf8' },
-  );
-  const match = /Collected : (\d+)/.exec(out.stderr);
-  if (!match) throw new Error(`callgrind gave no count for ${kind}: ${out.stderr.slice(-500)}`);
-  return Number(match[1]);
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--callgrind-out-file=/dev/null',
+        process.execPath,
+        fileURLToPath(import.meta.url),
+        '--child',
+        kind,
+        String(requests),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    proc.stderr.on('data', (chunk) => (stderr += chunk));
+    proc.on('exit', () => {
+      const match = /Collected : (\d+)/.exec(stderr);
+      if (match) resolve(Number(match[1]));
+      else reject(new Error(`callgrind gave no count for ${kind}: ${stderr.slice(-500)}`));
+    });
+  });
 }
 
 /**
  * --callgrind: instructions per request, from two runs per kind (N and 2N requests, each after a
- * warm-up of as many): the difference over the extra 2N requests leaves start-up out.
+ * warm-up of as many): the difference over the extra 2N requests leaves start-up out. The six
+ * runs go in parallel (counts do not depend on the load).
  */
-function mainCallgrind() {
+async function mainCallgrind() {
   const n = Number(args.get('requests') ?? 2000);
-  const per = {};
-  for (const kind of KINDS) per[kind] = (instructions(kind, 2 * n) - instructions(kind, n)) / (2 * n);
+  const counts = await Promise.all(
+    KINDS.map(async (kind) => {
+      const [once, twice] = await Promise.all([instructions(kind, n), instructions(kind, 2 * n)]);
+      console.log(`${kind}: ${once} instructions for ${2 * n} requests, ${twice} for ${4 * n}`);
+      return (twice - once) / (2 * n);
+    }),
+  );
+  const per = Object.fromEntries(KINDS.map((kind, index) => [kind, counts[index]]));
   for (const kind of KINDS) {
     console.log(
       `${kind.padEnd(12)} ${Math.round(per[kind]).toString().padStart(8)} instructions/request  untraced ÷ this ${(per.untraced / per[kind]).toFixed(3)}×`,
@@ -112,7 +125,7 @@ function mainCallgrind() {
 }
 
 async function main() {
-  if (args.has('callgrind')) return mainCallgrind();
+  if (args.has('callgrind')) return await mainCallgrind();
   const rounds = Number(args.get('rounds') ?? 5);
   const requests = Number(args.get('requests') ?? 50_000);
   const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
