@@ -24,6 +24,7 @@ import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
 import { WEBHOOK_TYPES } from './lib/bodies.js';
 import { scenarioAdapters } from './adapters.js';
 import { scenarioMetrics } from './metrics.js';
+import { scenarioOtel } from './otel.js';
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -832,6 +833,10 @@ async function main() {
     // Scenario 8 (bench/metrics.js): the node handler with Prometheus metrics collected vs without.
     async () => {
       results.scenarios.metrics = await scenarioMetrics(toolbox);
+    },
+    // Scenario 9 (bench/otel.js): the node handler traced (no SDK; an SDK) vs untraced.
+    async () => {
+      results.scenarios.otel = await scenarioOtel(toolbox);
     },
   ];
   results.scenarioSeconds = {};

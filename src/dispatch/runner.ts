@@ -26,9 +26,28 @@ export interface JobObserver {
   retried(type: WebhookType): void;
 }
 
+/**
+ * Traces callback attempts (`messaging-webhooks/otel`); set, like the observer, only while tracing.
+ * `attemptStarted` returns the attempt's scope (its span), or undefined to leave it untraced.
+ */
+export interface JobTracer {
+  attemptStarted(job: WebhookJob, attempt: number): unknown;
+  /** Calls `callback(payload, ctx)` with the attempt's scope current (its span the active one). */
+  runAttempt(
+    scope: unknown,
+    callback: (payload: unknown, ctx: WebhookContext) => unknown,
+    payload: unknown,
+    ctx: WebhookContext,
+  ): unknown;
+  /** The attempt settled: fulfilled (`failed` false), or threw, rejected or timed out with `error`. */
+  attemptSettled(scope: unknown, failed: boolean, error: unknown): void;
+}
+
 /** Where a runner looks for its observer on each attempt; the owner sets and clears `observer`. */
 export interface JobObserverSlot {
   readonly observer: JobObserver | undefined;
+  /** Read on each attempt too: the tracer, while tracing. */
+  readonly tracer?: JobTracer | undefined;
 }
 
 export interface JobRunnerOptions {
@@ -167,38 +186,55 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   function start(job: WebhookJob, attempt: number): void | Promise<unknown> {
     const callback = callbacks[job.type] as AnyCallback | undefined;
     if (!callback) return undefined;
-    const observer = observe?.observer;
-    if (observer !== undefined) return startObserved(observer, callback, job, attempt);
+    if (observe !== undefined) {
+      const { observer, tracer } = observe;
+      // A tracer without an SDK gives no scope: the attempt then runs as an unwatched one.
+      const scope = tracer?.attemptStarted(job, attempt);
+      if (observer !== undefined || scope !== undefined)
+        return startObserved(observer, tracer, scope, callback, job, attempt);
+    }
     const result = callback(job.payload, contextOf(job, attempt));
     // A synchronous callback settles here: no promise, no microtask.
     if (!(result instanceof Promise)) return undefined;
     return timed(result);
   }
 
-  /** {@link start} timed for an observer; a separate function so the unwatched path stays as it was. */
+  /** {@link start} timed for an observer and traced; a separate function so the unwatched path stays as it was. */
   function startObserved(
-    observer: JobObserver,
+    observer: JobObserver | undefined,
+    tracer: JobTracer | undefined,
+    scope: unknown,
     callback: AnyCallback,
     job: WebhookJob,
     attempt: number,
   ): void | Promise<unknown> {
     const { type } = job;
     const began = performance.now();
+    const settle = (failed: boolean, error: unknown): void => {
+      observer?.callbackSettled(type, (performance.now() - began) / 1000);
+      if (scope !== undefined) tracer!.attemptSettled(scope, failed, error);
+    };
     let result: unknown;
     try {
-      result = callback(job.payload, contextOf(job, attempt));
+      const ctx = contextOf(job, attempt);
+      result =
+        scope === undefined
+          ? callback(job.payload, ctx)
+          : tracer!.runAttempt(scope, callback, job.payload, ctx);
     } catch (error) {
-      observer.callbackSettled(type, (performance.now() - began) / 1000);
+      settle(true, error);
       throw error;
     }
     if (!(result instanceof Promise)) {
-      observer.callbackSettled(type, (performance.now() - began) / 1000);
+      settle(false, undefined);
       return undefined;
     }
     const settled = timed(result);
-    const done = (): void => observer.callbackSettled(type, (performance.now() - began) / 1000);
     // A handled branch of its own: the caller still gets (and handles) `settled`'s rejection.
-    settled.then(done, done);
+    settled.then(
+      () => settle(false, undefined),
+      (error: unknown) => settle(true, error),
+    );
     return settled;
   }
 

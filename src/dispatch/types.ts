@@ -19,6 +19,12 @@ export interface WebhookJob<T extends WebhookType = WebhookType> {
   readonly dedupeKey?: string | undefined;
   /** Chatbot events: the payload version. */
   readonly payloadVersion?: ChatbotPayloadVersion | undefined;
+  /**
+   * The trace context of the request's `webhook receive` span (W3C `traceparent`/`tracestate`),
+   * set only while the receiver is traced (`messaging-webhooks/otel`): how a worker, in this or
+   * another process, links its `webhook process` spans to the receiver's.
+   */
+  readonly trace?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What a callback is handed beside the payload. */

@@ -19,6 +19,7 @@ import {
   type EnqueueOutcome,
   type JobObserver,
   type JobRunner,
+  type JobTracer,
   type WebhookJob,
 } from '../dispatch/index.js';
 import {
@@ -76,6 +77,8 @@ export interface AcceptedHead {
   readonly receivedAt: number;
   /** `performance.now()` when the head passed, set only while an observer is watching. */
   readonly startedAt?: number | undefined;
+  /** The request's span, set only while a tracer is set ({@link WebhookPipeline.trace}). */
+  readonly span?: unknown;
 }
 
 /**
@@ -88,6 +91,22 @@ export interface WebhookObserver extends JobObserver {
    * passed head checks to the answer, undefined for a request refused by the head checks.
    */
   answered(type: StatsBucket, status: number, code: string, seconds: number | undefined): void;
+}
+
+/**
+ * Traces requests and callback attempts (`messaging-webhooks/otel`). Set with
+ * {@link WebhookPipeline.trace}; while none is set the pipeline reads one property per request.
+ */
+export interface RequestTracer extends JobTracer {
+  /** First thing in `head()`: returns the request's span (carried as `AcceptedHead.span`), or undefined. */
+  requested(request: RequestHead): unknown;
+  /**
+   * An accepted event is about to be enqueued: returns the job to enqueue, carrying the span's
+   * context. `claimed`: its dedupe key was claimed (false: no key, or the store failed open).
+   */
+  dispatching(span: unknown, job: WebhookJob, claimed: boolean): WebhookJob;
+  /** The request was answered: `code` is `ok`, `duplicate` or the error code. Ends the span. */
+  answered(span: unknown, type: StatsBucket, status: number, code: string): void;
 }
 
 /** Readiness of a receiver, for a load balancer's probe. */
@@ -145,6 +164,8 @@ export interface WebhookPipeline {
   health(): WebhookHealth;
   /** Sets (or, with undefined, clears) the observer told about answers and callback attempts. */
   observe(observer: WebhookObserver | undefined): void;
+  /** Sets (or, with undefined, clears) the tracer told about requests and callback attempts. */
+  trace(tracer: RequestTracer | undefined): void;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -178,7 +199,10 @@ export function createWebhookPipeline(
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
   const stats = createStatsRecorder();
   // Read at every answer and attempt; holds an observer only while metrics are collected.
-  const probe: { observer: WebhookObserver | undefined } = { observer: undefined };
+  const probe: { observer: WebhookObserver | undefined; tracer: RequestTracer | undefined } = {
+    observer: undefined,
+    tracer: undefined,
+  };
   const parseOptions = { chatbotPayloadVersion: options.chatbotPayloadVersion };
 
   const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? {});
@@ -240,7 +264,14 @@ export function createWebhookPipeline(
   let closing = false;
 
   /** Tells the observer, when one is set, about an answer. */
-  function answered(bucket: StatsBucket, status: number, code: string, startedAt: number | undefined): void {
+  function answered(
+    bucket: StatsBucket,
+    status: number,
+    code: string,
+    startedAt: number | undefined,
+    span?: unknown,
+  ): void {
+    if (span !== undefined) probe.tracer?.answered(span, bucket, status, code);
     const observer = probe.observer;
     if (observer === undefined) return;
     observer.answered(
@@ -251,22 +282,30 @@ export function createWebhookPipeline(
     );
   }
 
-  function refuse(bucket: StatsBucket, error: WebhookError, accepted?: AcceptedHead): WebhookError {
+  function refuse(
+    bucket: StatsBucket,
+    error: WebhookError,
+    accepted?: AcceptedHead,
+    span: unknown = accepted?.span,
+  ): WebhookError {
     stats.inc(bucket, error.status === 400 ? 'invalid' : 'rejected');
-    if (probe.observer !== undefined) answered(bucket, error.status, error.code, accepted?.startedAt);
+    if (probe.observer !== undefined || span !== undefined)
+      answered(bucket, error.status, error.code, accepted?.startedAt, span);
     logger.debug({ type: bucket, code: error.code }, 'webhook refused');
     return error;
   }
 
   function head(request: RequestHead): AcceptedHead | WebhookError {
+    const span = probe.tracer?.requested(request);
     const queryStart = request.url.indexOf('?');
     const pathname = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
     const route = parseRoute(pathname, checkToken !== undefined);
     const bucket: StatsBucket = route?.type ?? 'unknown';
     stats.inc(bucket, 'received');
     // The path is not echoed: it may hold a token segment.
-    if (route === undefined) return refuse(bucket, new NotFoundError());
-    if (request.method !== 'POST') return refuse(bucket, new MethodNotAllowedError(request.method));
+    if (route === undefined) return refuse(bucket, new NotFoundError(), undefined, span);
+    if (request.method !== 'POST')
+      return refuse(bucket, new MethodNotAllowedError(request.method), undefined, span);
     if (checkToken) {
       // Accepted when any presented token is right: an empty or stale header (a proxy's, a
       // forgotten default) must not hide the right token in the query or the path.
@@ -276,17 +315,17 @@ export function createWebhookPipeline(
         !checkToken(query?.get(tokenQueryParam) ?? undefined) &&
         !checkToken(route.pathToken)
       ) {
-        return refuse(bucket, new UnauthorizedError());
+        return refuse(bucket, new UnauthorizedError(), undefined, span);
       }
     }
-    if (closing) return refuse(bucket, new ShuttingDownError(retryAfter));
+    if (closing) return refuse(bucket, new ShuttingDownError(retryAfter), undefined, span);
     const contentType = request.header('content-type');
     // The exact common value first: a string comparison, not a regular expression.
     if (contentType !== 'application/json' && (contentType === undefined || !JSON_TYPE.test(contentType))) {
-      return refuse(bucket, new UnsupportedMediaTypeError(contentType));
+      return refuse(bucket, new UnsupportedMediaTypeError(contentType), undefined, span);
     }
     const length = Number(request.header('content-length'));
-    if (length > bodyLimit) return refuse(bucket, new PayloadTooLargeError(bodyLimit));
+    if (length > bodyLimit) return refuse(bucket, new PayloadTooLargeError(bodyLimit), undefined, span);
     const given = request.header('x-request-id');
     const requestId = given !== undefined && given.length > 0 && given.length <= 128 ? given : randomUUID();
     return {
@@ -294,6 +333,7 @@ export function createWebhookPipeline(
       requestId,
       receivedAt: Date.now(),
       startedAt: probe.observer === undefined ? undefined : performance.now(),
+      span,
     };
   }
 
@@ -443,7 +483,7 @@ export function createWebhookPipeline(
     }
     if (!enqueueEveryType && !runner.handles(type)) {
       stats.inc(type, 'acked');
-      answered(type, 200, 'ok', accepted.startedAt);
+      answered(type, 200, 'ok', accepted.startedAt, accepted.span);
       return ACK_ANSWER;
     }
 
@@ -459,25 +499,24 @@ export function createWebhookPipeline(
       payloadVersion: parsed.payloadVersion,
     };
     const dedupeKey = job.dedupeKey;
-    const startedAt = accepted.startedAt;
-    if (dedupeKey === undefined) return dispatch(job, false, startedAt);
+    if (dedupeKey === undefined) return dispatch(job, false, accepted);
     const claimed = guarded('dedupe store', claim, dedupeKey);
     return claimed instanceof Promise
-      ? claimed.then((outcome) => afterClaim(job, outcome, startedAt))
-      : afterClaim(job, claimed, startedAt);
+      ? claimed.then((outcome) => afterClaim(job, outcome, accepted))
+      : afterClaim(job, claimed, accepted);
   }
 
   /** Answers a duplicate, refuses when the store failed (unless failing open), else enqueues. */
   function afterClaim(
     job: WebhookJob,
     outcome: boolean | 'failed',
-    startedAt: number | undefined,
+    accepted: AcceptedHead,
   ): HttpAnswer | Promise<HttpAnswer> {
     const { type } = job;
     if (outcome === false) {
       stats.inc(type, 'duplicates');
       stats.inc(type, 'acked');
-      answered(type, 200, 'duplicate', startedAt);
+      answered(type, 200, 'duplicate', accepted.startedAt, accepted.span);
       // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
       if (logger.isLevelEnabled('debug')) {
         const key = job.dedupeKey ?? '';
@@ -493,30 +532,34 @@ export function createWebhookPipeline(
     if (outcome === 'failed' && !failOpen) {
       stats.inc(type, 'rejected');
       const error = new StoreUnavailableError(retryAfter);
-      answered(type, error.status, error.code, startedAt);
+      answered(type, error.status, error.code, accepted.startedAt, accepted.span);
       return toErrorResponse(error);
     }
-    return dispatch(job, outcome === true, startedAt);
+    return dispatch(job, outcome === true, accepted);
   }
 
   /** Enqueues an accepted job; a claim is confirmed once it is queued, released if it is not. */
   function dispatch(
     job: WebhookJob,
     claimed: boolean,
-    startedAt: number | undefined,
+    accepted: AcceptedHead,
   ): HttpAnswer | Promise<HttpAnswer> {
+    // Traced: the job carries the receive span's context to the worker that runs it.
+    if (accepted.span !== undefined && probe.tracer !== undefined)
+      job = probe.tracer.dispatching(accepted.span, job, claimed);
     const outcome = guarded('enqueue', enqueue, job);
     return outcome instanceof Promise
-      ? outcome.then((value) => afterEnqueue(job, claimed, value, startedAt))
-      : afterEnqueue(job, claimed, outcome, startedAt);
+      ? outcome.then((value) => afterEnqueue(job, claimed, value, accepted))
+      : afterEnqueue(job, claimed, outcome, accepted);
   }
 
   function afterEnqueue(
     job: WebhookJob,
     claimed: boolean,
     outcome: EnqueueOutcome | 'failed',
-    startedAt: number | undefined,
+    accepted: AcceptedHead,
   ): HttpAnswer | Promise<HttpAnswer> {
+    const { startedAt, span } = accepted;
     const key = claimed ? job.dedupeKey : undefined;
     if (outcome !== 'accepted') {
       stats.inc(job.type, 'rejected');
@@ -526,20 +569,20 @@ export function createWebhookPipeline(
           : outcome === 'closed'
             ? new ShuttingDownError(retryAfter)
             : new StoreUnavailableError(retryAfter);
-      answered(job.type, error.status, error.code, startedAt);
+      answered(job.type, error.status, error.code, startedAt, span);
       // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
       const released = key === undefined ? undefined : guarded('dedupe release', release, key);
       return chain(released, () => toErrorResponse(error));
     }
     if (key === undefined || !store?.confirm) {
       stats.inc(job.type, 'acked');
-      answered(job.type, 200, 'ok', startedAt);
+      answered(job.type, 200, 'ok', startedAt, span);
       return ACK_ANSWER;
     }
     // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
     return chain(guarded('dedupe confirm', confirm, key), () => {
       stats.inc(job.type, 'acked');
-      answered(job.type, 200, 'ok', startedAt);
+      answered(job.type, 200, 'ok', startedAt, span);
       return ACK_ANSWER;
     });
   }
@@ -627,6 +670,9 @@ export function createWebhookPipeline(
     },
     observe(observer) {
       probe.observer = observer;
+    },
+    trace(tracer) {
+      probe.tracer = tracer;
     },
   };
 }

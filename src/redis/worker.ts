@@ -2,7 +2,7 @@ import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { deliveryTrackerFor, type StatusTrackingOption } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
-import { createJobRunner, type JobObserver } from '../dispatch/runner.js';
+import { createJobRunner, type JobObserver, type JobTracer } from '../dispatch/runner.js';
 import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
@@ -115,6 +115,8 @@ export interface WebhookWorker {
    * or bull-board.
    */
   queues(): readonly Queue[];
+  /** Sets (or, with undefined, clears) the tracer told about callback attempts (`messaging-webhooks/otel`). */
+  trace(tracer: JobTracer | undefined): void;
 }
 
 /** Readiness of a {@link WebhookWorker}. */
@@ -173,8 +175,11 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   validatePersistenceOptions(options);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const stats = createStatsRecorder();
-  // Read on each attempt; holds an observer only while metrics are collected.
-  const probe: { observer: JobObserver | undefined } = { observer: undefined };
+  // Read on each attempt; holds an observer while metrics are collected, a tracer while tracing.
+  const probe: { observer: JobObserver | undefined; tracer: JobTracer | undefined } = {
+    observer: undefined,
+    tracer: undefined,
+  };
   const runner = createJobRunner({
     handlers: options.handlers,
     logger,
@@ -324,6 +329,9 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
         return queue;
       });
       return [...partitionQueues, deadQueue];
+    },
+    trace(tracer) {
+      probe.tracer = tracer;
     },
   };
 }

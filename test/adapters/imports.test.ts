@@ -52,6 +52,13 @@ describe('what the entry points load', () => {
       expect(root).not.toContain(name);
   });
 
+  it('the root import and every other entry point but messaging-webhooks/otel load no @opentelemetry package', () => {
+    expect([...externalsOf('otel/index.ts')]).toContain('@opentelemetry/api');
+    for (const entry of ['index.ts', 'redis/index.ts', 'metrics/index.ts', 'receiver/fastify.ts']) {
+      expect([...externalsOf(entry)].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    }
+  });
+
   it('the fetch handler loads nothing the pipeline does not already load', () => {
     const pipeline = externalsOf('pipeline/index.ts');
     const fetchHandler = [...externalsOf('receiver/fetch.ts')];

@@ -9,6 +9,7 @@ import * as emulator from '../../src/emulator/index.js';
 import * as testing from '../../src/testing/index.js';
 import * as client from '../../src/client/index.js';
 import * as redis from '../../src/redis/index.js';
+import * as otel from '../../src/otel/index.js';
 import type { Express } from 'express';
 
 // messaging-webhooks
@@ -67,3 +68,12 @@ expectTypeOf(redis.createDeadLetterQueue).toBeFunction();
 expectTypeOf<
   Awaited<ReturnType<redis.DeadLetterQueue['list']>>[number]['lastFailedAt']
 >().toEqualTypeOf<Date>();
+
+// messaging-webhooks/otel
+expectTypeOf(otel.traceWebhooks).toBeFunction();
+expectTypeOf(otel.traceWebhooks).parameter(0).toExtend<otel.TraceSource>();
+expectTypeOf<ReturnType<typeof otel.traceWebhooks>>().toEqualTypeOf<otel.WebhookTracing>();
+export function tracesEveryReceiver(router: root.WebhookRouter, worker: redis.WebhookWorker): void {
+  otel.traceWebhooks(router).stop();
+  otel.traceWebhooks(worker, { tracerProvider: undefined }).stop();
+}

@@ -1,0 +1,77 @@
+// Scenario 9 of `npm run bench`: the node handler traced with messaging-webhooks/otel ÷ the same
+// handler untraced, measured like scenario 8 (bench/metrics.js: same load generator, same bodies,
+// loopback, interleaved rounds).
+//
+//   traced, @opentelemetry/api without an SDK (no-op tracer) ÷ untraced        target ≥ 0.98×
+//   traced with an SDK and an exporter that drops the spans ÷ untraced         reported
+//
+// Servers run bench/otel-server.js. Rounds: --adapter-rounds=N (default 1).
+import { WEBHOOK_TYPES } from './lib/bodies.js';
+import { measureInterleaved } from './lib/interleaved.js';
+import { fixed, geomean, int, median, ratio, table } from './lib/table.js';
+
+const PLAIN = 'node-handler';
+const NOOP = 'node-handler-otel-noop';
+const SDK = 'node-handler-otel-sdk';
+const LABELS = { [PLAIN]: 'untraced', [NOOP]: 'traced, no SDK', [SDK]: 'traced, SDK' };
+
+/** Runs the scenario with the runner's toolbox (as bench/metrics.js takes it). */
+export async function scenarioOtel(bench) {
+  const { target, log, connections, seconds, rounds } = bench;
+  log(
+    `\n## 9. Tracing: node handler with traceWebhooks (no SDK; SDK + dropping exporter) ÷ without, ${connections} connections, ${rounds} round(s) of ${seconds} s per cell`,
+  );
+  const runs = await measureInterleaved(bench, 'otel-server.js', [PLAIN, NOOP, SDK]);
+  const cell = (kind, type) => {
+    const mine = runs.filter((run) => run.kind === kind && run.type === type);
+    return {
+      requestsPerSec: median(mine.map((run) => run.okPerSec)),
+      p99: median(mine.map((run) => run.latencyOk.p99)),
+      cpuUs: median(mine.map((run) => run.serverCpuUsPerRequest)),
+    };
+  };
+  const rows = [];
+  const ratios = { [NOOP]: [], [SDK]: [] };
+  const cpu = { [NOOP]: [], [SDK]: [] };
+  for (const type of WEBHOOK_TYPES) {
+    const plain = cell(PLAIN, type);
+    rows.push([type, LABELS[PLAIN], int(plain.requestsPerSec), fixed(plain.p99), int(plain.cpuUs), '']);
+    for (const kind of [NOOP, SDK]) {
+      const traced = cell(kind, type);
+      ratios[kind].push(traced.requestsPerSec / plain.requestsPerSec);
+      cpu[kind].push(plain.cpuUs / traced.cpuUs);
+      rows.push([
+        type,
+        LABELS[kind],
+        int(traced.requestsPerSec),
+        fixed(traced.p99),
+        int(traced.cpuUs),
+        ratio(ratios[kind].at(-1)),
+      ]);
+    }
+  }
+  const noop = geomean(ratios[NOOP]);
+  const sdk = geomean(ratios[SDK]);
+  target(
+    'node handler traced, API without SDK ÷ untraced',
+    noop,
+    '≥ 0.98×',
+    noop >= 0.98,
+    `geometric mean over the five types; worst type ${Math.min(...ratios[NOOP]).toFixed(2)}×; by server CPU per request ${geomean(cpu[NOOP]).toFixed(2)}×`,
+  );
+  target(
+    'node handler traced, SDK + dropping exporter ÷ untraced',
+    sdk,
+    'reported',
+    undefined,
+    `geometric mean over the five types; worst type ${Math.min(...ratios[SDK]).toFixed(2)}×; by server CPU per request ${geomean(cpu[SDK]).toFixed(2)}×`,
+  );
+  log(table(['type', 'node handler', 'req/s', 'p99 ms', 'CPU µs/req', 'req/s ratio'], rows));
+  return {
+    noop,
+    sdk,
+    perType: ratios,
+    cpu: { noop: geomean(cpu[NOOP]), sdk: geomean(cpu[SDK]) },
+    runs,
+  };
+}

@@ -1,0 +1,236 @@
+import http from 'node:http';
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import request from 'supertest';
+import type { Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
+import { ATTR, MESSAGING_SYSTEM, traceWebhooks } from '../../src/otel/index.js';
+import { createNodeHandler } from '../../src/receiver/index.js';
+import { buildChatbotEvent, buildIncoming } from '../../src/testing/index.js';
+import { createTestReceiver } from '../helpers/receiver.js';
+import { allStrings, attributeStrings, receiveAndProcess } from './helpers.js';
+
+const TOKEN = 'otel-token-5f3a9c';
+const SENDER = '27821234567';
+const TEXT = 'my secret order 10428 for Lerato';
+
+const contextManager = new AsyncLocalStorageContextManager();
+beforeAll(() => context.setGlobalContextManager(contextManager.enable()));
+afterAll(() => {
+  contextManager.disable();
+  context.disable();
+});
+
+function tracing() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, provider, spans: () => exporter.getFinishedSpans() };
+}
+
+const named = (spans: readonly ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
+
+describe('messaging-webhooks/otel: the Express router', () => {
+  it('links each callback attempt to its request, with the HTTP and messaging attributes and nothing private', async () => {
+    const { provider, spans } = tracing();
+    let active: Span | undefined;
+    let failures = 1;
+    const { app, router } = createTestReceiver({
+      token: TOKEN,
+      retry: { attempts: 2, backoff: { type: 'fixed', delay: 1 } },
+      onIncoming: () => {
+        active = trace.getActiveSpan();
+        if (failures-- > 0) throw new TypeError(`cannot reply to ${SENDER}: ${TEXT}`);
+      },
+    });
+    traceWebhooks(router, { tracerProvider: provider });
+    const message = buildIncoming({ sender: SENDER, text: TEXT });
+
+    await request(app).post(`/webhooks/${TOKEN}/incoming`).send(message).expect(200, { received: true });
+    await request(app)
+      .post(`/webhooks/incoming?token=${TOKEN}`)
+      .send(message)
+      .expect(200, { received: true, duplicate: true });
+    await router.idle();
+
+    const [first, duplicate] = named(spans(), 'webhook receive');
+    expect(first).toBeDefined();
+    expect(first!.kind).toBe(SpanKind.SERVER);
+    expect(first!.attributes).toMatchObject({
+      [ATTR.httpRequestMethod]: 'POST',
+      [ATTR.urlPath]: '/incoming',
+      [ATTR.httpResponseStatusCode]: 200,
+      [ATTR.messagingSystem]: MESSAGING_SYSTEM,
+      [ATTR.messagingOperationType]: 'receive',
+      [ATTR.messagingDestinationName]: 'incoming',
+      [ATTR.type]: 'incoming',
+      [ATTR.dedupe]: 'new',
+    });
+    expect(first!.attributes[ATTR.messagingMessageId]).toEqual(expect.any(String));
+    expect(first!.status.code).toBe(SpanStatusCode.UNSET);
+    expect(duplicate!.attributes).toMatchObject({
+      [ATTR.urlPath]: '/incoming',
+      [ATTR.httpResponseStatusCode]: 200,
+      [ATTR.dedupe]: 'duplicate',
+    });
+
+    const attempts = named(spans(), 'webhook process');
+    expect(attempts.map((span) => span.attributes[ATTR.attempt])).toEqual([1, 2]);
+    for (const attempt of attempts) {
+      expect(attempt.kind).toBe(SpanKind.CONSUMER);
+      expect(attempt.spanContext().traceId).toBe(first!.spanContext().traceId);
+      expect(attempt.parentSpanContext?.spanId).toBe(first!.spanContext().spanId);
+      expect(attempt.links.map((link) => link.context.spanId)).toEqual([first!.spanContext().spanId]);
+      expect(attempt.attributes).toMatchObject({
+        [ATTR.messagingSystem]: MESSAGING_SYSTEM,
+        [ATTR.messagingOperationType]: 'process',
+        [ATTR.messagingDestinationName]: 'incoming',
+        [ATTR.messagingMessageId]: first!.attributes[ATTR.messagingMessageId],
+        [ATTR.type]: 'incoming',
+      });
+    }
+    expect(attempts[0]!.attributes).toMatchObject({
+      [ATTR.outcome]: 'failure',
+      [ATTR.errorType]: 'TypeError',
+    });
+    expect(attempts[0]!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(attempts[0]!.status.message).toBeUndefined();
+    expect(attempts[1]!.attributes[ATTR.outcome]).toBe('success');
+    expect(attempts[1]!.attributes[ATTR.errorType]).toBeUndefined();
+    // The callback runs with its attempt's span active: the user's own spans nest under it.
+    expect(active?.spanContext().spanId).toBe(attempts[1]!.spanContext().spanId);
+
+    // No token, phone number, text or any other payload value in any attribute, link or event.
+    const secrets = [TOKEN, ...allStrings(message).filter((value) => value.length >= 8)];
+    expect(secrets).toEqual(expect.arrayContaining([SENDER, TEXT]));
+    const exported = spans().flatMap(attributeStrings);
+    for (const secret of secrets) {
+      expect(exported.filter((value) => value.includes(secret))).toEqual([]);
+    }
+  });
+
+  it('gives refused requests (401, 415, 400, 404) a receive span with the error code', async () => {
+    const { provider, spans } = tracing();
+    const { app, router } = createTestReceiver({ token: TOKEN });
+    traceWebhooks(router, { tracerProvider: provider });
+    const post = (path: string) => request(app).post(`/webhooks${path}`);
+
+    await post('/incoming?token=wrong-token-123').send(buildIncoming()).expect(401);
+    await post(`/${TOKEN}/status`).set('content-type', 'text/plain').send('hello').expect(415);
+    await post(`/${TOKEN}/chatbot`).set('content-type', 'application/json').send('{"eventId":').expect(400);
+    await post(`/${TOKEN}/chatbot`).send({ eventId: 'e-1' }).expect(400);
+    await post(`/${TOKEN}/nowhere/at/all`).send({}).expect(404);
+
+    const received = named(spans(), 'webhook receive');
+    expect(
+      received.map((span) => [
+        span.attributes[ATTR.httpResponseStatusCode],
+        span.attributes[ATTR.errorType],
+        span.attributes[ATTR.urlPath],
+        span.attributes[ATTR.type],
+      ]),
+    ).toEqual([
+      [401, 'unauthorized', '/incoming', 'incoming'],
+      [415, 'unsupported_media_type', '/status', 'status'],
+      [400, 'invalid_json', '/chatbot', 'chatbot'],
+      [400, 'invalid_payload', '/chatbot', 'chatbot'],
+      [404, 'not_found', undefined, 'unknown'],
+    ]);
+    // 4xx leave a server span's status unset (semantic conventions); nothing was processed.
+    expect(received.every((span) => span.status.code === SpanStatusCode.UNSET)).toBe(true);
+    expect(named(spans(), 'webhook process')).toEqual([]);
+    for (const value of spans().flatMap(attributeStrings)) {
+      expect(value).not.toContain(TOKEN);
+      expect(value).not.toContain('wrong-token-123');
+    }
+  });
+
+  it('marks a 503 as an error and stops tracing on stop()', async () => {
+    const { provider, spans } = tracing();
+    const { app, router } = createTestReceiver({ onChatbot: () => new Promise(() => undefined) });
+    const tracing_ = traceWebhooks(router, { tracerProvider: provider });
+    void router.close(1);
+    await request(app).post('/webhooks/chatbot').send(buildChatbotEvent()).expect(503);
+    const [refused] = named(spans(), 'webhook receive');
+    expect(refused!.attributes[ATTR.errorType]).toBe('shutting_down');
+    expect(refused!.status.code).toBe(SpanStatusCode.ERROR);
+
+    tracing_.stop();
+    await request(app).post('/webhooks/chatbot').send(buildChatbotEvent()).expect(503);
+    expect(spans()).toHaveLength(1);
+  });
+
+  it('rejects unknown options and what is not a receiver or worker', () => {
+    const { router } = createTestReceiver();
+    expect(() => traceWebhooks(router, { tracerprovider: undefined } as never)).toThrow(/tracerprovider/);
+    expect(() => traceWebhooks({} as never)).toThrow(/expected a receiver/);
+  });
+});
+
+describe('messaging-webhooks/otel: the node handler', () => {
+  it('links the process span to the receive span, under the caller’s trace context', async () => {
+    const { provider, spans } = tracing();
+    const handler = createNodeHandler({ basePath: '/webhooks', token: TOKEN, onChatbot: () => undefined });
+    traceWebhooks(handler, { tracerProvider: provider, propagator: new W3CTraceContextPropagator() });
+    const server = http.createServer(handler);
+    const event = buildChatbotEvent();
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await request(server)
+      .post(`/webhooks/${TOKEN}/chatbot`)
+      .set('x-request-id', 'req-otel-1')
+      .set('traceparent', `00-${callerTrace}-00f067aa0ba902b7-01`)
+      .send(event)
+      .expect(200);
+    await handler.idle();
+
+    const { receive, process } = receiveAndProcess(spans());
+    expect(receive.attributes).toMatchObject({
+      [ATTR.urlPath]: '/chatbot',
+      [ATTR.messagingMessageId]: 'req-otel-1',
+      [ATTR.type]: 'chatbot',
+      [ATTR.dedupe]: 'new',
+    });
+    expect(receive.spanContext().traceId).toBe(callerTrace);
+    expect(receive.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(process.spanContext().traceId).toBe(callerTrace);
+    expect(process.parentSpanContext?.spanId).toBe(receive.spanContext().spanId);
+    expect(process.links[0]?.context.spanId).toBe(receive.spanContext().spanId);
+    expect(process.attributes).toMatchObject({ [ATTR.attempt]: 1, [ATTR.outcome]: 'success' });
+    for (const value of spans().flatMap(attributeStrings)) expect(value).not.toContain(TOKEN);
+  });
+
+  it('writes the receive span’s context into the job only while a recording tracer is set', async () => {
+    const jobs: WebhookJob[] = [];
+    const dispatcher: Dispatcher = {
+      enqueue: (job) => {
+        jobs.push(job);
+        return 'accepted';
+      },
+      idle: () => Promise.resolve(),
+      close: () => Promise.resolve(true),
+      counts: () => ({ queued: 0, running: 0 }),
+    };
+    const handler = createNodeHandler({ onChatbot: () => undefined, dispatcher });
+    const server = http.createServer(handler);
+    const send = () => request(server).post('/chatbot').send(buildChatbotEvent()).expect(200);
+
+    await send();
+    // The API without an SDK: a no-op tracer, nothing carried.
+    const noop = traceWebhooks(handler);
+    await send();
+    noop.stop();
+    const { provider, spans } = tracing();
+    traceWebhooks(handler, { tracerProvider: provider });
+    await send();
+
+    expect(jobs.map((job) => job.trace)).toEqual([undefined, undefined, expect.any(Object)]);
+    const [receive] = named(spans(), 'webhook receive');
+    // Without a registered propagator the carrier is empty; in this process the link holds anyway.
+    expect(receive!.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
