@@ -21,16 +21,23 @@ import {
 import { serveCommands } from './lib/proc.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
+// Variants for locating costs (bench/adapters-callgrind.js): `<kind>:no-callbacks` registers no
+// callback (parse, validate, ack), `<kind>:no-dedupe` turns deduplication off.
+const [kind, variant] = String(config.kind).split(':');
 
-/** Instant callbacks for the five types, as bench/server.js registers them. */
-const handler = async () => {};
-const callbacks = {
-  onIncoming: handler,
-  onStatus: handler,
-  onSession: handler,
-  onEvent: handler,
-  onChatbot: handler,
-};
+/** Instant callbacks for the five types, as bench/server.js registers them (`:sync`: not async). */
+const handler = variant === 'sync' ? () => {} : async () => {};
+const callbacks =
+  variant === 'no-callbacks'
+    ? {}
+    : {
+        onIncoming: handler,
+        onStatus: handler,
+        onSession: handler,
+        onEvent: handler,
+        onChatbot: handler,
+        ...(variant === 'no-dedupe' ? { dedupe: false } : {}),
+      };
 
 /** zod safeParse per type, with the schemas the pipeline validates with (src/schemas/parse.ts). */
 const VALIDATE = {
@@ -48,7 +55,7 @@ const TYPE_BY_PATH = Object.fromEntries(WEBHOOK_TYPES.map((type) => [WEBHOOK_PAT
 let receiver;
 let address;
 
-switch (config.kind) {
+switch (kind) {
   case 'fastify-bare': {
     const app = Fastify();
     app.post('/webhooks/:type', (request, reply) => {

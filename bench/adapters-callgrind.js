@@ -1,0 +1,152 @@
+// Instructions per request of the bench's servers, counted by valgrind's callgrind: immune to the
+// load of other processes on the machine, unlike req/s. Each server (bench/adapters-server.js or
+// bench/server.js) runs under callgrind; a client here sends `--warmup` requests (JIT tiers and
+// heap settle), callgrind's counters are zeroed, `--requests` more are sent, and the counters are
+// dumped: instructions ÷ requests, background threads (V8's compiler, GC helpers) included.
+//
+//   node bench/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
+//                                    [--warmup=3000] [--requests=2000] [--connections=8]
+//
+// Kinds: those of bench/adapters-server.js, and node-raw, node-handler of bench/server.js.
+// Slow (a server under callgrind runs ~50× slower): a few minutes per kind and type.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createBodyFactory } from './lib/bodies.js';
+import { startChild } from './lib/proc.js';
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value] = arg.replace(/^--/, '').split('=');
+    return [key, value ?? 'true'];
+  }),
+);
+const KINDS = (args.get('kinds') ?? 'fastify-bare,fastify-plugin,hono-bare,hono-fetch').split(',');
+const TYPES = (args.get('types') ?? 'chatbot,incoming').split(',');
+const WARMUP = Number(args.get('warmup') ?? 3000);
+const REQUESTS = Number(args.get('requests') ?? 2000);
+const CONNECTIONS = Number(args.get('connections') ?? 8);
+const NODE_KINDS = new Set(['node-raw', 'node-handler', 'express-router', 'express-bare']);
+/** --cpu: no valgrind; the server's own CPU time (process.cpuUsage) per request instead. */
+const CPU = args.has('cpu');
+
+function startServer(kind) {
+  if (CPU) {
+    return startChild(NODE_KINDS.has(kind) ? 'server.js' : 'adapters-server.js', {
+      cpu: 0,
+      args: [JSON.stringify({ kind })],
+    }).then((server) => ({ server, port: server.hello.port }));
+  }
+  const script = fileURLToPath(
+    new URL(NODE_KINDS.has(kind) ? './server.js' : './adapters-server.js', import.meta.url),
+  );
+  const out = `/tmp/callgrind-${kind}-${process.pid}-${Date.now()}.out`;
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, script, JSON.stringify({ kind })],
+    { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
+  );
+  return new Promise((resolve, reject) => {
+    child.once('message', (hello) => resolve({ child, port: hello.port, out }));
+    child.once('exit', (code) => reject(new Error(`${kind} exited (${code}) before it was ready`)));
+  });
+}
+
+/** Sends `count` POSTs of `type` bodies over `CONNECTIONS` keep-alive connections. */
+async function send(port, type, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const nextBody = createBodyFactory(type);
+  const path = `/webhooks/${type === 'event' ? 'events' : type}`;
+  let left = count;
+  let failed = 0;
+  // A keep-alive socket the server closed while idle (Node's 5 s keepAliveTimeout, which a server
+  // slowed down 50× by callgrind can reach) resets the next request on it: sent again once.
+  const one = (retried = false) =>
+    new Promise((resolve, reject) => {
+      const body = nextBody();
+      const req = http.request(
+        {
+          port,
+          host: '127.0.0.1',
+          path,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          if (res.statusCode !== 200) failed += 1;
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', (error) => {
+        if (error.code === 'ECONNRESET' && !retried) one(true).then(resolve, reject);
+        else reject(error);
+      });
+      req.end(body);
+    });
+  const worker = async () => {
+    while (left > 0) {
+      left -= 1;
+      await one();
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  agent.destroy();
+  if (failed > 0) throw new Error(`${failed} answers were not 200`);
+}
+
+function control(pid, flag) {
+  const result = spawnSync('callgrind_control', [flag, String(pid)], { encoding: 'utf8', timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`callgrind_control ${flag}: ${result.stderr || result.stdout}`);
+}
+
+function totalOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const match = /^(?:summary|totals):\s*(\d+)/m.exec(text);
+  if (!match) throw new Error(`no totals in ${file}`);
+  return Number(match[1]);
+}
+
+const rows = [];
+for (const type of TYPES) {
+  for (const kind of KINDS) {
+    if (CPU) {
+      const { server, port } = await startServer(kind);
+      try {
+        await send(port, type, WARMUP);
+        const before = (await server.call('probe')).cpu;
+        await send(port, type, REQUESTS);
+        const after = (await server.call('probe')).cpu;
+        const user = (after.user - before.user) / REQUESTS;
+        const system = (after.system - before.system) / REQUESTS;
+        const perRequest = user + system;
+        rows.push({ type, kind, perRequest, user, system });
+        console.log(
+          `${type}\t${kind}\t${perRequest.toFixed(1)} CPU µs/request (user ${user.toFixed(1)}, system ${system.toFixed(1)})`,
+        );
+      } finally {
+        await server.stop();
+      }
+      continue;
+    }
+    const { child, port, out } = await startServer(kind);
+    try {
+      await send(port, type, WARMUP);
+      control(child.pid, '-z');
+      await send(port, type, REQUESTS);
+      control(child.pid, '-d');
+      // callgrind_control -d writes <out>.<n>: the dump after the zero.
+      const dump = `${out}.1`;
+      const perRequest = totalOf(dump) / REQUESTS;
+      rows.push({ type, kind, perRequest });
+      console.log(`${type}\t${kind}\t${Math.round(perRequest)} instructions/request`);
+      rmSync(dump, { force: true });
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(out, { force: true });
+    }
+  }
+}
+console.log(JSON.stringify(rows));
