@@ -67,9 +67,18 @@ if (variant === 'phased') {
   // which the driver dumps the counters (`callgrind_control -d <pid>`): dump k+1 minus nothing,
   // i.e. each dump holds the instructions of the phase before it.
   const { readFileSync } = await import('node:fs');
-  const handlers = { plain: receiver(false), metrics: receiver(true) };
+  // argv[5] `plain` or `metrics`: that variant alone (no feedback shared with the other one, as in
+  // the HTTP benchmark where each variant is its own process).
+  const only = process.argv[5];
+  const handlers =
+    only === undefined
+      ? { plain: receiver(false), metrics: receiver(true) }
+      : { [only]: receiver(only === 'metrics') };
   for (let warm = 0; warm < 4; warm += 1) for (const handler of Object.values(handlers)) await drive(handler);
-  const phases = ['plain', 'metrics', 'plain', 'metrics', 'plain', 'metrics', 'end'];
+  const phases =
+    only === undefined
+      ? ['plain', 'metrics', 'plain', 'metrics', 'plain', 'metrics', 'end']
+      : [only, only, only, only, only, only, 'end'];
   for (const phase of phases) {
     // A full collection (node --expose-gc) before each dump: each phase pays for its own garbage.
     globalThis.gc?.();
