@@ -16,7 +16,6 @@
  * (and jest's moduleNameMapper) point them at src/.
  */
 import { createBullBoard } from '@bull-board/api';
-import type { IServerAdapter } from '@bull-board/api/typings/app';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
@@ -39,9 +38,9 @@ export function mountBullBoard(
   serverAdapter.setBasePath(basePath);
   createBullBoard({
     queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
-    // Only because this repository holds two copies of @bull-board/api (9.10.2 at the top,
-    // 9.10.1 under @bull-board/express): with one copy, as in an app, pass `serverAdapter` as is.
-    serverAdapter: serverAdapter as unknown as IServerAdapter,
+    // Install the @bull-board/api version your @bull-board/express depends on (one copy), or
+    // the two copies' types do not match here.
+    serverAdapter,
   });
   app.use(basePath, serverAdapter.getRouter());
 }

@@ -1,3 +1,6 @@
+// Imported, not the global: Node 20's global `performance` is a getter (407 against 232
+// instructions per call under callgrind, measured for issue 15's metrics cost).
+import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { deadLettersToJsonl } from '../capture/jsonl.js';
