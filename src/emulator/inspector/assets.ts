@@ -167,7 +167,7 @@ tr.fault { background: #fff4e0; }
 fieldset { border: 1px solid #ccd; border-radius: .4rem; }
 label { display: block; margin: .3rem 0; }
 input:not([type=checkbox]), select, textarea { display: block; width: 100%; box-sizing: border-box; font: inherit; }
-td label, td input, td select { display: inline; width: auto; }
+td label, td input, td select, #log-filter label, #log-filter select { display: inline-block; width: auto; margin-right: .8rem; }
 button { font: inherit; margin-top: .3rem; cursor: pointer; }
 :focus-visible { outline: 3px solid #2a5bd7; outline-offset: 2px; }
 output.result, #resend-result { display: block; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .8rem; max-height: 15rem; overflow: auto; }

@@ -13,7 +13,8 @@ import { logPage, type InspectorView, type LogQuery } from './model.js';
 type Cell = string | number | boolean | null | undefined;
 export const esc = (value: Cell): string =>
   String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const time = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString());
+const time = (ms: number | null): string =>
+  ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
 const table = (id: string, caption: string, heads: readonly string[], rows: readonly string[]): string =>
   `<table id="${id}"><caption>${esc(caption)}</caption><thead><tr>${heads
     .map((h) => `<th scope="col">${esc(h)}</th>`)
@@ -34,6 +35,9 @@ const input = (label: string, name: string, attrs = ''): string =>
   `<label>${label} <input name="${name}" ${attrs}></label>`;
 const form = (title: string, path: string, fields: string): string =>
   `<form class="trigger" data-post="${esc(path)}"><fieldset><legend>${esc(title)}</legend>${fields}<button>Send</button><output class="result" aria-live="polite"></output></fieldset></form>`;
+
+const shown = (url: string | undefined): string =>
+  url === undefined ? '(unset)' : url.trim() === '' ? '"" (disabled)' : url;
 
 /** Example fields of each partner event type (the form's starting point). */
 const PARTNER_EXAMPLES: Record<PartnerEventType, Record<string, string>> = {
@@ -78,11 +82,11 @@ export function stateParts(
       c.clientRef,
       c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
       c.id,
-      c.incomingMessageURL ?? '(unset)',
-      c.statusUpdateURL ?? '(unset)',
-      c.sessionStatusURL ?? '(unset)',
-      c.eventWebhookURL ?? '(unset)',
-      c.chatbotWebhookURL ?? '(unset)',
+      shown(c.incomingMessageURL),
+      shown(c.statusUpdateURL),
+      shown(c.sessionStatusURL),
+      shown(c.eventWebhookURL),
+      shown(c.chatbotWebhookURL),
       c.chatbotIncludeOutgoing ? 'yes' : 'no',
       c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
       c.chatbotPayloadVersion ?? 'v1 (default)',
@@ -198,7 +202,7 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
       e.responseStatus ?? (e.error === null ? '' : 'none'),
       e.latencyMs === null ? '' : `${e.latencyMs} ms`,
     ]
-      .map((c, i) => `<td${i === 5 ? ` class="state-${esc(state)}"` : ''}>${esc(c)}</td>`)
+      .map((c, i) => `<td${i === 4 ? ` class="state-${esc(state)}"` : ''}>${esc(c)}</td>`)
       .join(
         '',
       )}<td>${marks(e, sequenceOf)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
