@@ -19,7 +19,7 @@ import {
   type Fault,
   type FaultProbabilities,
 } from './emit/faults.js';
-import { createRequestListener } from './http/server.js';
+import { createEmulatorApp } from './http/app.js';
 import { createInspector } from './inspector/index.js';
 import { createRouter, type Router } from './http/router.js';
 import { parseBody } from './http/validate.js';
@@ -323,14 +323,17 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   const context: EmulatorContext = { state, clock, logger, prefixes, now };
   const router = createRouter();
-  const api = createRequestListener({ router, state, logger, now });
+  // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
+  // runs before the API routes and the JSON 404/405; see http/app.ts.
+  const http = createEmulatorApp({ router, state, logger, now });
+  const { listener } = http;
   const inspector = createInspector({
     state,
     clock,
     deliveries: () => deliverer.log(),
     subscribeDeliveries: (l) => deliverer.subscribe(l),
   });
-  const listener: RequestListener = (req, res) => inspector.handle(req, res, () => void api(req, res));
+  http.extensions.use((req, res, next) => inspector.handle(req, res, next));
   let server: Server | undefined;
   let url: string | undefined;
 

@@ -24,7 +24,6 @@ export type {
   AuthedRouteRequest,
   HttpMethod,
   Route,
-  RouteMatch,
   RouteRequest,
   RouteResult,
   Router,

@@ -1,3 +1,4 @@
+import express from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EmulatorClient, EmulatorUser } from '../state.js';
 
@@ -55,87 +56,33 @@ export type Route =
       readonly handler: (request: RouteRequest) => Awaitable<RouteResult>;
     };
 
-/** The outcome of {@link Router.match}. */
-export type RouteMatch =
-  | { readonly kind: 'found'; readonly route: Route; readonly params: Record<string, string> }
-  | { readonly kind: 'method-not-allowed'; readonly allowed: readonly HttpMethod[] }
-  | { readonly kind: 'not-found' };
-
-/** A route table. */
+/** A route table: the route modules add to it; the Express app (http/app.ts) routes by it. */
 export interface Router {
   /** Adds a route; throws a TypeError when the same method and pattern is already registered. */
   add(route: Route): void;
-  /** Finds the route for a method and path. Literal segments win over `:params` at equal length. */
-  match(method: string, path: string): RouteMatch;
   /** Registered routes, for diagnostics (`GET /_emulator/routes`). */
   routes(): readonly Pick<Route, 'method' | 'path' | 'auth'>[];
 }
 
-interface CompiledRoute {
-  readonly route: Route;
-  readonly segments: readonly string[];
-  /** Count of literal segments, to prefer `/list` over `/:id`. */
-  readonly literals: number;
-}
-
-function splitPath(path: string): string[] {
-  return path.split('/').filter((segment) => segment !== '');
+/** The route table with its handlers, as the Express app reads it. */
+export interface RouteTable extends Router {
+  /** Every route, in registration order (grows only: its length tells a change). */
+  readonly list: readonly Route[];
 }
 
 /** Creates an empty route table. */
-export function createRouter(): Router {
-  const compiled: CompiledRoute[] = [];
+export function createRouter(): RouteTable {
+  const list: Route[] = [];
   return {
+    list,
     add(route) {
-      const duplicate = compiled.find((c) => c.route.method === route.method && c.route.path === route.path);
-      if (duplicate !== undefined)
+      if (list.some((r) => r.method === route.method && r.path === route.path))
         throw new TypeError(`Route ${route.method} ${route.path} is already registered`);
-      const segments = splitPath(route.path);
-      compiled.push({ route, segments, literals: segments.filter((s) => !s.startsWith(':')).length });
+      express.Router().route(route.path); // compiles the pattern: a bad one throws here, not later
+      list.push(route);
     },
-    match(method, path) {
-      const parts = splitPath(path);
-      const candidates: { route: Route; params: Record<string, string>; literals: number }[] = [];
-      for (const { route, segments, literals } of compiled) {
-        const params = matchSegments(segments, parts);
-        if (params !== undefined) candidates.push({ route, params, literals });
-      }
-      if (candidates.length === 0) return { kind: 'not-found' };
-      candidates.sort((a, b) => b.literals - a.literals);
-      const best = candidates.find((c) => c.route.method === method);
-      if (best === undefined) {
-        return { kind: 'method-not-allowed', allowed: [...new Set(candidates.map((c) => c.route.method))] };
-      }
-      return { kind: 'found', route: best.route, params: best.params };
-    },
-    routes() {
-      return compiled.map(({ route }) => ({ method: route.method, path: route.path, auth: route.auth }));
-    },
+    routes: () => list.map(({ method, path, auth }) => ({ method, path, auth })),
   };
-}
-
-function matchSegments(
-  pattern: readonly string[],
-  parts: readonly string[],
-): Record<string, string> | undefined {
-  if (pattern.length !== parts.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i += 1) {
-    const expected = pattern[i] ?? '';
-    const actual = parts[i] ?? '';
-    if (expected.startsWith(':')) {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(actual);
-      } catch {
-        return undefined;
-      }
-      params[expected.slice(1)] = decoded;
-    } else if (expected !== actual) {
-      return undefined;
-    }
-  }
-  return params;
 }
 
 /** Joins a prefix and a path: `joinPath('/api', '/Messaging/x')` is `/api/Messaging/x`. */

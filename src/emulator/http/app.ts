@@ -1,0 +1,192 @@
+import type { RequestListener } from 'node:http';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { BadRequestError, EmulatorError, NotFoundError, toErrorResponse } from '../errors.js';
+import type { EmulatorState } from '../state.js';
+import { authenticate } from './auth.js';
+import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
+
+/*
+ * The emulator's HTTP layer on Express: already a dependency, and its router and body parser are
+ * what the receiver's Express adapter meets in users' apps too, so the emulator needs no route
+ * matcher or body reader of its own. Express brings no 405: every pattern gets an `all()` that
+ * notes its methods, and the last handler answers 405 with them, or 404 when none matched.
+ */
+
+/** Options of {@link createEmulatorApp}. */
+export interface EmulatorAppOptions {
+  readonly router: RouteTable;
+  readonly state: EmulatorState;
+  readonly logger: Logger;
+  /** The emulator clock as a Date (error timestamps). */
+  readonly now: () => Date;
+  /** Largest accepted request body. @default 1_048_576 */
+  readonly maxBodyBytes?: number;
+}
+
+/** The emulator's Express app, its extension point and its node:http listener. */
+export interface EmulatorApp {
+  readonly app: Express;
+  /** `emulator.listener`: the app, with a JSON 400 for a request target Express cannot parse. */
+  readonly listener: RequestListener;
+  /**
+   * Extension point: middleware and routes added here (e.g. the inspector pages) run before the
+   * API routes and before the JSON 404/405, with no authentication and no body parsing.
+   */
+  readonly extensions: express.Router;
+}
+
+interface Locals {
+  /** Path without the query string and trailing slash. */
+  path: string;
+  query: URLSearchParams;
+  auth?: AuthContext;
+  allowed?: HttpMethod[];
+}
+
+const literalSegments = (path: string): number =>
+  path.split('/').filter((segment) => segment !== '' && !segment.startsWith(':')).length;
+
+/**
+ * Creates the Express app serving `router`'s routes: authenticates before the body is read
+ * (a 401 never depends on the body), parses JSON with a size limit, runs the handler and writes
+ * its JSON. Every failure, a handler bug included, becomes a JSON error body; nothing a client
+ * sends can crash the process.
+ */
+export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const app = express();
+  app.disable('x-powered-by').disable('etag');
+  const extensions = express.Router();
+  // any content type (clients that omit it still send JSON); parsed by parseJson for its error text
+  const readBody = express.raw({ type: () => true, limit: maxBodyBytes });
+  const locals = (res: express.Response): Locals => res.locals as Locals;
+
+  function build(): express.Router {
+    const routes = [...options.router.list].sort((a, b) => literalSegments(b.path) - literalSegments(a.path));
+    const built = express.Router({ caseSensitive: true });
+    for (const route of routes) {
+      built[route.method.toLowerCase() as Lowercase<HttpMethod>](
+        route.path,
+        checkRoute(route),
+        readBody,
+        run(route),
+      );
+    }
+    for (const path of new Set(routes.map((route) => route.path))) {
+      const methods = routes.filter((route) => route.path === path).map((route) => route.method);
+      built.all(path, (_req, res, next) => {
+        locals(res).allowed = [...new Set([...(locals(res).allowed ?? []), ...methods])];
+        next();
+      });
+    }
+    built.use((req, res) => {
+      const { allowed, path } = locals(res);
+      if (allowed === undefined) throw new NotFoundError(`No emulator route for ${req.method} ${path}`);
+      throw new EmulatorError('METHOD_NOT_ALLOWED', 405, `${req.method} is not allowed on ${path}`, {
+        details: { allowed },
+      });
+    });
+    return built;
+  }
+
+  /** Before the body is read: the method (Express runs GET routes for HEAD too), then the key. */
+  const checkRoute =
+    (route: Route): RequestHandler =>
+    (req, res, next) => {
+      if (req.method !== route.method) return next('route');
+      if (route.auth) locals(res).auth = authenticate(options.state, req.headers.authorization);
+      next();
+    };
+
+  const run =
+    (route: Route): RequestHandler =>
+    async (req, res) => {
+      const { path, query, auth } = locals(res);
+      const result = await route.handler({
+        method: route.method,
+        path,
+        params: req.params as Record<string, string>,
+        query,
+        body: parseJson(req.body),
+        headers: req.headers,
+        auth: auth as AuthContext, // set by checkRoute on `auth: true` routes
+      });
+      const status = result.status ?? (result.body === undefined ? 204 : 200);
+      if (result.body === undefined) res.status(status).end();
+      else res.status(status).json(result.body);
+    };
+
+  const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    const path = (res.locals as Partial<Locals>).path ?? req.url;
+    const known = toEmulatorError(error, req.method, path, maxBodyBytes);
+    if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const { status, body } = toErrorResponse(known ?? error, options.now());
+    res.status(status).json(body);
+  };
+
+  app.use((req, res, next) => {
+    let url: URL;
+    try {
+      url = new URL(req.url, 'http://emulator.invalid');
+    } catch (error) {
+      throw new BadRequestError('Malformed request target', { cause: error, field: 'url' });
+    }
+    locals(res).path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    locals(res).query = url.searchParams;
+    next();
+  });
+  app.use(extensions);
+  // Routes are added after the app is made (and by extensions later): the Express router is
+  // rebuilt when the table grew, with literal segments first so `/list` wins over `/:id`.
+  let api: { readonly router: express.Router; readonly size: number } | undefined;
+  app.use((req, res, next) => {
+    const size = options.router.list.length;
+    if (api?.size !== size) api = { router: build(), size };
+    api.router(req, res, next);
+  });
+  app.use(onError);
+  // Express calls this back only when it cannot parse the request target (its own 404 is HTML)
+  const listener = ((req: express.Request, res: express.Response) => {
+    const malformed = new BadRequestError('Malformed request target', { field: 'url' });
+    app(req, res, (error?: unknown) => onError(error ?? malformed, req, res, () => undefined));
+  }) as RequestListener;
+  return { app, extensions, listener };
+}
+
+/** The body as the handlers see it: parsed JSON, or undefined when there was none. */
+function parseJson(body: unknown): unknown {
+  if (!Buffer.isBuffer(body)) return undefined;
+  const text = body.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new BadRequestError('Request body is not valid JSON', { cause: error, field: 'body' });
+  }
+}
+
+/** Maps what Express and its body parser throw to the emulator's errors; undefined for a bug. */
+function toEmulatorError(
+  error: unknown,
+  method: string,
+  path: string,
+  maxBodyBytes: number,
+): EmulatorError | undefined {
+  if (error instanceof EmulatorError) return error;
+  // a path parameter that is not valid percent-encoding matches no route
+  if (error instanceof URIError) return new NotFoundError(`No emulator route for ${method} ${path}`);
+  const { type, status, message } = error as { type?: unknown; status?: unknown; message?: unknown };
+  if (type === 'entity.too.large') {
+    return new EmulatorError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${maxBodyBytes} bytes`);
+  }
+  // the body parser's other refusals (aborted request, unsupported content-encoding...)
+  if (typeof type === 'string' && typeof status === 'number' && status < 500) {
+    return new BadRequestError(String(message), { field: 'body' });
+  }
+  return undefined;
+}
