@@ -169,6 +169,12 @@ describeInBrowser('inspector page in a browser', () => {
     await resent.getByRole('button', { name: /Open delivery/ }).click();
     await page.locator('#detail-response', { hasText: '"duplicate": true' }).waitFor();
     await page.getByRole('button', { name: 'Copy payload' }).click();
+
+    // an event from outside the page (not its own form) arrives over Server-Sent Events
+    harness.emulator.customerMessage({ number: SEED.cloud.msisdn, from: '+27831234567', text: 'From JS' });
+    await page.locator('#log-view p', { hasText: /^3 deliveries/ }).waitFor();
+    await page.locator('#log-table tbody tr').first().locator('td:text-is("delivered")').waitFor();
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
   });
 
   it('offers only the legal next statuses, and shows the 409 of an illegal one inline', async () => {
