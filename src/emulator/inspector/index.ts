@@ -39,6 +39,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
   // one event per 200 ms at most: a load test must not flood the page with re-renders
   const changed = (entry: DeliveryLogEntry | null): void => {
     last = entry?.sequence ?? last;
+    if (streams.size === 0) return;
     timer ??= setTimeout(() => {
       timer = undefined;
       for (const res of streams) res.write(`data: ${last}\n\n`);
@@ -86,7 +87,11 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     send(res, 'application/json; charset=utf-8', JSON.stringify(body));
 
   function route(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    if (req.method !== 'GET') return next();
+    if (req.method !== 'GET') {
+      // any call that may change the state (API or control surface) refreshes open pages
+      if (streams.size > 0) res.once('finish', () => changed(null));
+      return next();
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://emulator.invalid');
