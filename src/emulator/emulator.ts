@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -352,13 +353,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const created = createServer(listener);
       server = created;
       try {
-        await new Promise<void>((resolve, reject) => {
-          created.once('error', reject);
-          created.listen(port, host, () => {
-            created.off('error', reject);
-            resolve();
-          });
-        });
+        await once(created.listen(port, host), 'listening'); // rejects on an 'error' (port in use)
       } catch (error) {
         server = undefined;
         throw error;

@@ -27,6 +27,7 @@ export type {
   RouteRequest,
   RouteResult,
   Router,
+  RouteTable,
 } from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
-  CHANNEL_STATUSES,
   CHATBOT_MESSAGE_TYPES,
   chatbotPayloadVersionOf,
   DELIVERY_STATUSES,
   INCOMING_MESSAGE_TYPES,
-  MESSAGING_LIMIT_TIERS,
   PARTNER_EVENT_TYPES,
-  PREFERENCE_VALUES,
-  QUALITY_RATINGS,
-  TEMPLATE_ELEMENTS,
-  TEMPLATE_QUALITY_SCORES,
-  TEMPLATE_STATUSES,
   DELIVERY_TRANSITIONS,
   findDeliveryTransition,
   MESSAGE_CONTENT_TYPES,
@@ -25,6 +18,7 @@ import {
   type SessionStatusString,
   type SessionStatusType,
 } from '../schemas/index.js';
+import { documentedUuidSchema, e164PhoneSchema, PARTNER_EVENT_FIELDS } from '../schemas/trigger-contract.js';
 import { assignAgent, unassignAgent, type AssignmentOutcome } from './agents.js';
 import type { EmulatorClock } from './clock.js';
 import {
@@ -44,6 +38,7 @@ import {
   buildIncomingPayload,
   buildSessionPayload,
   buildStatusPayload,
+  type ChatbotEventInput,
   type IncomingContent,
   type Payload,
 } from './emit/payloads.js';
@@ -56,6 +51,7 @@ import {
   type EmulatorNumber,
   type EmulatorState,
   type OutboundMessage,
+  type SessionState,
   userDisplayName,
 } from './state.js';
 
@@ -70,11 +66,6 @@ const faults = z.array(faultSchema).default([]);
  * such deliveries (`undocumented: true`). Never part of the payload. @default false
  */
 const undocumented = z.boolean().default(false);
-/** E.164: a + and 2 to 15 digits, no leading zero (documented: "customer phone number, E.164"). */
-const e164 = z
-  .string()
-  .regex(/^\+[1-9]\d{1,14}$/, 'Expected an E.164 phone number (+ and 2-15 digits), e.g. +27831234567');
-const uuid = z.uuid('Expected a UUID (the documentation types it as UUID)');
 
 /** Input of {@link Triggers.customerMessage}: a customer sends a message to one of your numbers. */
 export const customerMessageInputSchema = z.object({
@@ -121,7 +112,7 @@ export const customerMessageInputSchema = z.object({
 export type CustomerMessageInput = z.input<typeof customerMessageInputSchema>;
 /** {@link customerMessageInputSchema} within the documented contract (without `undocumented`). */
 const documentedCustomerMessageSchema = customerMessageInputSchema.extend({
-  from: e164,
+  from: e164PhoneSchema,
   messageType: z.enum(INCOMING_MESSAGE_TYPES).default('CONVERSATION'),
 });
 
@@ -177,9 +168,9 @@ export const sendMessageInputSchema = z.object({
 });
 export type SendMessageInput = z.input<typeof sendMessageInputSchema>;
 const documentedSendMessageSchema = sendMessageInputSchema.extend({
-  to: e164,
+  to: e164PhoneSchema,
   /** templateId is documented as a UUID (chatbot payload). */
-  template: z.object({ id: uuid.optional(), name: ref }).optional(),
+  template: z.object({ id: documentedUuidSchema.optional(), name: ref }).optional(),
 });
 
 /** Input of {@link Triggers.updateMessageStatus}: the next delivery status of an outbound message. */
@@ -234,39 +225,7 @@ export const partnerEventInputSchema = z.looseObject({
 });
 export type PartnerEventInput = z.input<typeof partnerEventInputSchema>;
 
-/**
- * The extra fields of each eventType (table "Partner event payloads"), with their documented
- * values; "only fields relevant to the event are present", so any other field is refused.
- */
-export const PARTNER_EVENT_FIELDS = {
-  PHONE_QUALITY_CHANGED: {
-    qualityRating: z.enum(QUALITY_RATINGS).optional(),
-    messagingLimitTier: z.enum(MESSAGING_LIMIT_TIERS).optional(),
-    channelStatus: z.enum(CHANNEL_STATUSES).optional(),
-  },
-  TEMPLATE_STATUS_CHANGED: {
-    templateName: ref,
-    templateStatus: z.enum(TEMPLATE_STATUSES),
-    /** Only when REJECTED. */
-    rejectedReason: z.string().optional(),
-  },
-  TEMPLATE_QUALITY_CHANGED: {
-    templateName: ref,
-    previousQualityScore: z.enum(TEMPLATE_QUALITY_SCORES).optional(),
-    newQualityScore: z.enum(TEMPLATE_QUALITY_SCORES).optional(),
-  },
-  TEMPLATE_COMPONENTS_CHANGED: {
-    templateName: ref,
-    templateLanguage: ref.optional(),
-    templateElement: z.enum(TEMPLATE_ELEMENTS).optional(),
-  },
-  USER_PREFERENCE: {
-    waId: z.string().regex(/^[1-9]\d{1,14}$/, 'Expected a phone number without +, e.g. 27831234567'),
-    category: ref.optional(),
-    preferenceValue: z.enum(PREFERENCE_VALUES),
-  },
-  USER_CHANGED_NUMBER: { oldNumber: ref, newNumber: ref },
-} as const satisfies Record<PartnerEventType, z.ZodRawShape>;
+export { PARTNER_EVENT_FIELDS };
 
 const PARTNER_COMMON_KEYS = new Set(Object.keys(partnerEventInputSchema.shape));
 
@@ -441,12 +400,12 @@ export function createTriggers(
     return created;
   }
 
-  /** Emits a chatbot event when the flags table lets it through. */
+  /** Emits a chatbot event (of the configured payload version) when the flags table lets it through. */
   function emitChatbot(
     number: EmulatorNumber,
     participant: EmulatorChatParticipant,
     direction: ChatbotDirection,
-    build: (version: 'v1' | 'v2') => Payload,
+    fields: Omit<ChatbotEventInput, 'direction' | 'version' | 'participant' | 'timestamp' | 'messageId'>,
     faultList: z.output<typeof faults>,
     drift = false,
   ): { delivery?: DeliveryLogEntry; payload?: Payload } {
@@ -454,7 +413,14 @@ export function createTriggers(
     if (!shouldEmitChatbotEvent(config, { direction, agentAssigned: participant.assignedTo !== null }))
       return {};
     const version = chatbotPayloadVersionOf(config);
-    const payload = build(version);
+    const payload = buildChatbotPayload(state, {
+      ...fields,
+      direction,
+      version,
+      participant,
+      timestamp: clock.now(),
+      messageId: randomUUID(),
+    });
     const delivery = emitter.emit('chatbot', number, payload, {
       faults: faultList,
       chatbotPayloadVersion: version,
@@ -484,17 +450,20 @@ export function createTriggers(
     };
   }
 
+  function liteSessionOf(number: EmulatorNumber): SessionState {
+    const session = state.sessions.get(number.id);
+    if (number.kind === 'lite' && session !== undefined) return session;
+    throw new SessionNotSupportedError(
+      `Number ${number.messagingNumber.number} is a Cloud number: only Lite numbers have sessions`,
+    );
+  }
+
   function changeSession(
     number: EmulatorNumber,
     status: SessionStatusString,
     faultList: z.output<typeof faults>,
   ): SessionResult {
-    const session = state.sessions.get(number.id);
-    if (number.kind !== 'lite' || session === undefined) {
-      throw new SessionNotSupportedError(
-        `Number ${number.messagingNumber.number} is a Cloud number: only Lite numbers have sessions`,
-      );
-    }
+    const session = liteSessionOf(number);
     const statusType: SessionStatusType = SESSION_STATUS_TYPE_OF[status];
     const now = clock.now();
     if (statusType !== 'disconnected' && session.flaggedUntil !== null && now < session.flaggedUntil) {
@@ -561,20 +530,14 @@ export function createTriggers(
         number,
         participant,
         'INCOMING',
-        (version) =>
-          buildChatbotPayload(state, {
-            direction: 'INCOMING',
-            version,
-            participant,
-            timestamp: clock.now(),
-            messageId: randomUUID(),
-            messageType: input.contentType,
-            messageText: content.text,
-            mediaUrl: content.mediaUrl,
-            ctId: input.ctId,
-            quotedMessageId: input.quotedMessageId,
-            quotedText: input.quotedText,
-          }),
+        {
+          messageType: input.contentType,
+          messageText: content.text,
+          mediaUrl: content.mediaUrl,
+          ctId: input.ctId,
+          quotedMessageId: input.quotedMessageId,
+          quotedText: input.quotedText,
+        },
         input.faults,
         input.undocumented,
       );
@@ -600,17 +563,11 @@ export function createTriggers(
         number,
         participant,
         'OUTGOING',
-        (version) =>
-          buildChatbotPayload(state, {
-            direction: 'OUTGOING',
-            version,
-            participant,
-            timestamp: clock.now(),
-            messageId: randomUUID(),
-            messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
-            messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
-            mediaUrl: input.mediaUrl,
-          }),
+        {
+          messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
+          messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
+          mediaUrl: input.mediaUrl,
+        },
         input.faults,
         input.undocumented,
       );
@@ -633,17 +590,11 @@ export function createTriggers(
           number,
           participant,
           'OUTGOING',
-          (version) =>
-            buildChatbotPayload(state, {
-              direction: 'OUTGOING',
-              version,
-              participant,
-              timestamp: clock.now(),
-              messageId: randomUUID(),
-              messageType: 'USER_ACTION',
-              messageText: agent.assignmentMessage ?? `Assigned to ${userDisplayName(agent)}`,
-              routedToAnotherTeam: outcome.routedToAnotherTeam,
-            }),
+          {
+            messageType: 'USER_ACTION',
+            messageText: agent.assignmentMessage ?? `Assigned to ${userDisplayName(agent)}`,
+            routedToAnotherTeam: outcome.routedToAnotherTeam,
+          },
           input.faults,
         );
         if (chatbot.delivery !== undefined) deliveries.push(chatbot.delivery);
@@ -744,12 +695,7 @@ export function createTriggers(
     flagNumber(raw) {
       const input = parseBody(flagNumberInputSchema, raw);
       const number = numberOf(input.number, 'number');
-      const session = state.sessions.get(number.id);
-      if (number.kind !== 'lite' || session === undefined) {
-        throw new SessionNotSupportedError(
-          `Number ${number.messagingNumber.number} is a Cloud number: only Lite numbers have sessions`,
-        );
-      }
+      const session = liteSessionOf(number);
       session.flaggedUntil = clock.now() + input.durationMs;
       if (session.statusType === null) {
         // nothing to disconnect: the flag alone stops it from connecting

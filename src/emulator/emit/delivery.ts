@@ -377,13 +377,13 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       const isHeld = request.faults.some((fault) => fault.kind === 'outOfOrder');
       const released = held;
       held = [];
-      if (isHeld) {
-        entry.state = 'held';
-        changed(entry);
-        held.push({ entry, faults: request.faults, key });
-      } else {
-        schedule({ entry, faults: request.faults, key });
-      }
+      const place = (job: Job): void => {
+        if (!isHeld) return schedule(job);
+        job.entry.state = 'held';
+        changed(job.entry);
+        held.push(job);
+      };
+      place({ entry, faults: request.faults, key });
       // a held delivery goes out right after the next one: that is the reordering
       for (const job of released) schedule(job);
       if (request.faults.some((fault) => fault.kind === 'duplicate')) {
@@ -391,13 +391,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
           { ...request, faults: request.faults.filter((fault) => fault.kind !== 'duplicate') },
           entry.id,
         );
-        if (isHeld) {
-          copy.state = 'held';
-          changed(copy);
-          held.push({ entry: copy, faults: [], key });
-        } else {
-          schedule({ entry: copy, faults: [], key });
-        }
+        place({ entry: copy, faults: [], key });
       }
       return entry;
     },

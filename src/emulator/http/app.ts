@@ -20,9 +20,10 @@ export interface EmulatorAppOptions {
   readonly logger: Logger;
   /** The emulator clock as a Date (error timestamps). */
   readonly now: () => Date;
-  /** Largest accepted request body. @default 1_048_576 */
-  readonly maxBodyBytes?: number;
 }
+
+/** Largest accepted request body: 1 MiB. */
+const MAX_BODY_BYTES = 1_048_576;
 
 /** The emulator's Express app, its extension point and its node:http listener. */
 export interface EmulatorApp {
@@ -54,12 +55,11 @@ const literalSegments = (path: string): number =>
  * sends can crash the process.
  */
 export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
-  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const app = express();
   app.disable('x-powered-by').disable('etag');
   const extensions = express.Router();
   // any content type (clients that omit it still send JSON); parsed by parseJson for its error text
-  const readBody = express.raw({ type: () => true, limit: maxBodyBytes });
+  const readBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
   const locals = (res: express.Response): Locals => res.locals as Locals;
 
   function build(): express.Router {
@@ -119,7 +119,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     const path = (res.locals as Partial<Locals>).path ?? req.url;
-    const known = toEmulatorError(error, req.method, path, maxBodyBytes);
+    const known = toEmulatorError(error, req.method, path);
     if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
     if (res.headersSent) {
       res.destroy();
@@ -171,18 +171,13 @@ function parseJson(body: unknown): unknown {
 }
 
 /** Maps what Express and its body parser throw to the emulator's errors; undefined for a bug. */
-function toEmulatorError(
-  error: unknown,
-  method: string,
-  path: string,
-  maxBodyBytes: number,
-): EmulatorError | undefined {
+function toEmulatorError(error: unknown, method: string, path: string): EmulatorError | undefined {
   if (error instanceof EmulatorError) return error;
   // a path parameter that is not valid percent-encoding matches no route
   if (error instanceof URIError) return new NotFoundError(`No emulator route for ${method} ${path}`);
   const { type, status, message } = error as { type?: unknown; status?: unknown; message?: unknown };
   if (type === 'entity.too.large') {
-    return new EmulatorError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${maxBodyBytes} bytes`);
+    return new EmulatorError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
   }
   // the body parser's other refusals (aborted request, unsupported content-encoding...)
   if (typeof type === 'string' && typeof status === 'number' && status < 500) {
