@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { SEED, startHarness, WEBHOOK_API, type Harness } from '../emulator/harness.js';
 import { describeInBrowser, launchBrowser } from './browser.js';
@@ -159,7 +159,9 @@ describeInBrowser('inspector page in a browser', () => {
     expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
     // keyboard: focus the row's Open button and press Enter
-    await first.getByRole('button', { name: 'Open delivery 1' }).focus();
+    // sequence numbers run on across resets: read this delivery's
+    const sequence = ((await first.locator('[data-open]').textContent()) ?? '').slice(1);
+    await first.getByRole('button', { name: `Open delivery ${sequence}` }).focus();
     await page.keyboard.press('Enter');
     await page.locator('#detail').waitFor({ state: 'visible' });
     const payload = (await page.locator('#detail-payload').textContent()) ?? '';
@@ -168,8 +170,8 @@ describeInBrowser('inspector page in a browser', () => {
     await expect(page.locator('#detail-response').textContent()).resolves.toContain('"received": true');
 
     // resend from the row: the receiver gets the same body again and answers it as a duplicate
-    await first.getByRole('button', { name: 'Resend delivery 1' }).click();
-    const resent = page.locator('#log-table tbody tr', { hasText: 'resend of #1' });
+    await first.getByRole('button', { name: `Resend delivery ${sequence}` }).click();
+    const resent = page.locator('#log-table tbody tr', { hasText: `resend of #${sequence}` });
     await resent.locator('td:text-is("delivered")').waitFor();
     await harness.settle();
     const [original, again] = harness.emulator.deliveries();
@@ -196,12 +198,20 @@ describeInBrowser('inspector page in a browser', () => {
     await status.waitFor();
     expect(await status.locator('option').allTextContents()).toEqual(['SENT']);
     const gstId = (await row.locator('td').first().textContent()) ?? '';
-    // JS code moves the message on (no webhook configured: nothing tells the page, its form is stale)
+    // the page has not caught up yet (its refreshes held back, as on a slow network) when JS
+    // code moves the message on: its form still offers SENT, now illegal
+    const held: Route[] = [];
+    const hold = (route: Route): void => void held.push(route);
+    await page.route(/\/_emulator\/inspector\/(state|log)/, hold);
     harness.emulator.updateMessageStatus({ gstId, status: 'SENT' });
     await row.getByRole('button', { name: 'Set' }).click();
     const output = row.locator('output');
     await output.filter({ hasText: '409' }).waitFor();
     expect(await output.textContent()).toContain('ILLEGAL_TRANSITION');
+    // let the held refreshes through, then stop holding (unroute passes on any held since)
+    await Promise.all(held.splice(0).map((route) => route.continue()));
+    await page.unroute(/\/_emulator\/inspector\/(state|log)/, hold);
+    await status.locator('option', { hasText: 'DELIVERED' }).waitFor({ state: 'attached' });
     await page.reload();
     expect(await status.locator('option').allTextContents()).toEqual(['DELIVERED', 'FAILED']);
     const voice = page.locator('form[data-post="/_emulator/messages"]');
