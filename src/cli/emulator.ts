@@ -71,6 +71,7 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     throw new CliError(`cannot start the emulator: ${messageOf(error)}`, 1, { cause: error });
   }
   const description = emulator.describe();
+  io.out(`Inspector: ${url}/  (open in a browser: scope, live delivery log, triggers)`);
   io.out(`Emulator listening on ${url}`);
   io.out(
     `API key: ${DEFAULT_API_KEYS.supervisor}  (supervisor of client demo; send it as the Authorization header)`,

@@ -21,13 +21,14 @@ import {
   type FaultProbabilities,
 } from './emit/faults.js';
 import { createEmulatorApp } from './http/app.js';
+import { createInspector } from './inspector/index.js';
 import { createRouter, type Router } from './http/router.js';
 import { parseBody } from './http/validate.js';
 import { createSeededRandom } from './random.js';
 import { controlRoutes } from './routes/control.js';
 import { API_ROUTE_GROUPS } from './routes/index.js';
 import { toWebhookConfigRow } from './routes/webhook-config.js';
-import { BadRequestError } from './errors.js';
+import { BadRequestError, NotFoundError } from './errors.js';
 import {
   applySeed,
   createDefaultSeed,
@@ -169,6 +170,16 @@ export interface Emulator extends Triggers {
   setClock(time: number): number;
   /** The delivery log, oldest first. */
   deliveries(filter?: DeliveryFilter): readonly DeliveryLogEntry[];
+  /**
+   * Sends a logged delivery's body again to its URL, like `stripe events resend`: a new log entry
+   * with `resendOf` set to the original's id. Throws NotFoundError for an unknown id.
+   */
+  resend(deliveryId: string): DeliveryLogEntry;
+  /**
+   * The delivery log's change feed: `listener` gets each entry created or changed, and null when
+   * the log is cleared. Returns the unsubscribe function.
+   */
+  subscribeDeliveries(listener: (entry: DeliveryLogEntry | null) => void): () => void;
   clearDeliveries(): void;
   /** Applies `fault` to the next `count` deliveries (of `type`, when given). */
   injectFault(fault: Fault, options?: { readonly type?: WebhookType; readonly count?: number }): void;
@@ -317,6 +328,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   // runs before the API routes and the JSON 404/405; see http/app.ts.
   const http = createEmulatorApp({ router, state, logger, now });
   const { listener } = http;
+  const inspector = createInspector({
+    state,
+    clock,
+    deliveries: () => deliverer.log(),
+    subscribeDeliveries: (l) => deliverer.subscribe(l),
+  });
+  http.extensions.use((req, res, next) => inspector.handle(req, res, next));
   let server: Server | undefined;
   let url: string | undefined;
 
@@ -346,6 +364,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return url;
     },
     async close() {
+      inspector.close();
       await deliverer.close();
       const running = server;
       server = undefined;
@@ -429,6 +448,14 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         );
     },
     clearDeliveries: () => deliverer.clearLog(),
+    resend(deliveryId) {
+      const original = deliverer.log().find((entry) => entry.id === deliveryId);
+      if (original === undefined) throw new NotFoundError(`No delivery ${deliveryId} in the log`);
+      const { type, url: target, payload, messagingNumber, undocumented } = original;
+      const request = { type, url: target, payload, messagingNumber, undocumented, faults: [] };
+      return deliverer.enqueue({ ...request, emittedAt: clock.now(), resendOf: original.id });
+    },
+    subscribeDeliveries: (listener) => deliverer.subscribe(listener),
     injectFault(fault, faultOptions = {}) {
       faults.queue(parseBody(queuedFaultSchema, { fault, ...faultOptions }));
     },

@@ -206,3 +206,36 @@ export function applyWebhookConfigSettings(
   }
   return next;
 }
+
+/** Why an event goes where it goes: see {@link explainWebhookRoute}. */
+export type WebhookRouteReason =
+  | 'override'
+  | 'client default'
+  | 'disabled by override (rule 4)'
+  | 'disabled by client default (rule 4)'
+  | 'not set in override'
+  | 'not set in client default'
+  | 'no default (rule 8)';
+
+/**
+ * Scope rules 1–4 and 8 made visible: the URL an event of `type` on `messagingNumberId` goes to
+ * ({@link resolveWebhookConfig}, then {@link webhookUrlFor}: what the emulator itself does) and
+ * why. An override is used whole: a URL field it leaves unset does not fall back to the default.
+ */
+export function explainWebhookRoute<
+  C extends Pick<WebhookConfig, 'messagingNumberId'> & Partial<Pick<WebhookConfig, WebhookUrlField>>,
+>(
+  configs: Iterable<C>,
+  messagingNumberId: string,
+  type: WebhookType,
+): { readonly url: string | undefined; readonly reason: WebhookRouteReason; readonly config: C | undefined } {
+  const config = resolveWebhookConfig(configs, messagingNumberId);
+  if (config === undefined) return { url: undefined, reason: 'no default (rule 8)', config };
+  const url = webhookUrlFor(config, type);
+  const scope = config.messagingNumberId === null ? 'client default' : 'override';
+  if (url !== undefined) return { url, reason: scope, config };
+  const field = config[WEBHOOK_URL_FIELDS[type]];
+  const reason =
+    field === undefined ? (`not set in ${scope}` as const) : (`disabled by ${scope} (rule 4)` as const);
+  return { url, reason, config };
+}

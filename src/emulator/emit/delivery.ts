@@ -56,6 +56,8 @@ export interface DeliveryLogEntry {
   readonly duplicateOf: string | null;
   /** True when a trigger opted out of the documented contract (`undocumented: true`). */
   readonly undocumented: boolean;
+  /** For a resend (`emulator.resend`): the id of the delivery whose body it sends again. */
+  readonly resendOf: string | null;
   state: DeliveryState;
   /** Attempts made so far. */
   attempts: number;
@@ -65,6 +67,8 @@ export interface DeliveryLogEntry {
   latencyMs: number | null;
   /** Why the last attempt failed, or null. */
   error: string | null;
+  /** The receiver's answer to the last attempt (its first 4 KB), or null when it gave none. */
+  responseBody: string | null;
 }
 
 /** What the emitter hands to the deliverer. */
@@ -82,6 +86,8 @@ export interface DeliveryRequest {
   readonly orderKey?: string;
   /** Drift simulation (see {@link DeliveryLogEntry.undocumented}). @default false */
   readonly undocumented?: boolean;
+  /** See {@link DeliveryLogEntry.resendOf}. @default null */
+  readonly resendOf?: string | null;
 }
 
 /** Options of {@link createDeliverer}. */
@@ -107,6 +113,11 @@ export interface Deliverer {
   idle(): Promise<void>;
   log(): readonly DeliveryLogEntry[];
   clearLog(): void;
+  /**
+   * The change feed of the log: `listener` is called with each entry created or changed (state,
+   * attempt), and with null when the log is cleared. Returns the unsubscribe function.
+   */
+  subscribe(listener: (entry: DeliveryLogEntry | null) => void): () => void;
   /** Waits for deliveries, then closes the keep-alive connections (a later delivery reopens). */
   close(): Promise<void>;
 }
@@ -174,6 +185,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const ready = createReadyHeap();
   let idleWaiters: (() => void)[] = [];
   let agent: Agent | undefined;
+  const listeners = new Set<(entry: DeliveryLogEntry | null) => void>();
+  const changed = (entry: DeliveryLogEntry | null): void => {
+    for (const listener of listeners) listener(entry);
+  };
   const headers = {
     ...options.headers,
     'content-type': 'application/json',
@@ -243,14 +258,17 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       faults: request.faults.map((fault) => fault.kind),
       duplicateOf,
       undocumented: request.undocumented ?? false,
+      resendOf: request.resendOf ?? null,
       state: 'queued',
       attempts: 0,
       responseStatus: null,
       latencyMs: null,
       error: null,
+      responseBody: null,
     };
     entries.push(entry);
     trim();
+    changed(entry);
     return entry;
   }
 
@@ -275,6 +293,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       failFault?.kind === 'fail' ? (failFault.attempts ?? Number.POSITIVE_INFINITY) : 0;
     const body = JSON.stringify(entry.payload);
     entry.state = 'delivering';
+    changed(entry);
     for (let attempt = 1; attempt <= options.retry.attempts; attempt += 1) {
       entry.attempts = attempt;
       const started = performance.now();
@@ -285,6 +304,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       entry.latencyMs = attempt <= injectedFailures ? 0 : Math.round(performance.now() - started);
       entry.responseStatus = outcome.status;
       entry.error = outcome.error;
+      entry.responseBody = outcome.body ?? null;
       const report: DeliveryAttempt = {
         id: entry.id,
         type: entry.type,
@@ -299,15 +319,21 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       options.onAttempt?.(report);
       if (outcome.error === null) {
         entry.state = 'delivered';
+        changed(entry);
         return;
       }
+      changed(entry);
       if (attempt < options.retry.attempts) await sleep(waitBeforeRetry(attempt));
     }
     entry.state = 'failed';
+    changed(entry);
   }
 
   /** One POST over the keep-alive pool: 2xx is success; any other status, error or timeout fails. */
-  async function post(url: string, body: string): Promise<{ status: number | null; error: string | null }> {
+  async function post(
+    url: string,
+    body: string,
+  ): Promise<{ status: number | null; error: string | null; body?: string }> {
     agent ??= new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
     try {
       // the timeout: no response headers, or no body progress, within timeoutMs (undici's own
@@ -320,9 +346,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
-      await response.body.dump();
+      const text = (await response.body.text()).slice(0, 4096);
       const status = response.statusCode;
-      return { status, error: status >= 200 && status < 300 ? null : `Receiver answered ${status}` };
+      const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
+      return { status, error, body: text };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
@@ -353,6 +380,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       const place = (job: Job): void => {
         if (!isHeld) return schedule(job);
         job.entry.state = 'held';
+        changed(job.entry);
         held.push(job);
       };
       place({ entry, faults: request.faults, key });
@@ -376,6 +404,11 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     log: () => entries,
     clearLog() {
       entries.length = 0;
+      changed(null);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async close() {
       await deliverer.idle();

@@ -156,6 +156,12 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
   });
   router.add({
     method: 'POST',
+    path: `${CONTROL_PREFIX}/deliveries/:id/resend`,
+    auth: false,
+    handler: ({ params }) => ({ status: 200, body: emulator.resend(params.id ?? '') }),
+  });
+  router.add({
+    method: 'POST',
     path: `${CONTROL_PREFIX}/idle`,
     auth: false,
     handler: async () => {

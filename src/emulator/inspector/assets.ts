@@ -1,0 +1,177 @@
+/*
+ * The inspector page's one script and its stylesheet, inlined as strings so the package needs no
+ * asset files at run time (ESM and CommonJS entries alike) and the page works offline. The script
+ * enhances server-rendered HTML: the server renders every table; the script fetches re-rendered
+ * parts (on Server-Sent Events and after a form), posts the forms as JSON and shows their answers.
+ */
+
+/** The page script (plain browser JavaScript, no build step). */
+export const SCRIPT = String.raw`'use strict';
+(function () {
+  var byId = function (id) { return document.getElementById(id); };
+  var query = new URLSearchParams(location.search);
+  var busy = null;
+  var again = false;
+
+  function swap(html) {
+    var active = document.activeElement;
+    var keep = active && active.dataset && (active.dataset.open ? '[data-open="' + active.dataset.open + '"]'
+      : active.dataset.resend ? '[data-resend="' + active.dataset.resend + '"]' : active.dataset.page ? '[data-page="' + active.dataset.page + '"]' : null);
+    var doc = new DOMParser().parseFromString('<body>' + html + '</body>', 'text/html');
+    Array.prototype.slice.call(doc.body.children).forEach(function (el) {
+      var old = el.id && byId(el.id);
+      if (old) old.replaceWith(el);
+    });
+    var target = keep && document.querySelector(keep);
+    if (target && active !== document.activeElement) target.focus();
+  }
+  function get(path) {
+    return fetch(path, { headers: { accept: 'text/html' } }).then(function (r) {
+      if (!r.ok) throw new Error(r.status + ' on ' + path);
+      return r.text();
+    });
+  }
+  function refresh() {
+    if (busy) { again = true; return busy; }
+    again = false;
+    busy = Promise.all([get('/_emulator/inspector/state'), get('/_emulator/inspector/log?' + query)])
+      .then(function (parts) { swap(parts[0]); swap(parts[1]); byId('live').textContent = '(live)'; })
+      .catch(function (error) { byId('live').textContent = '(' + error.message + ')'; })
+      .then(function () { busy = null; if (again) refresh(); });
+    return busy;
+  }
+  function setPage(params) {
+    query = params;
+    history.replaceState(null, '', '/_emulator' + (String(query) ? '?' + query : '') + '#log');
+    refresh();
+  }
+  function pretty(text) {
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+  function show(out, status, text) {
+    out.textContent = status + (text ? '\n' + pretty(text) : '');
+    out.className = 'result ' + (/^2/.test(status) ? 'ok' : 'error');
+  }
+  function post(path, body) {
+    return fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    }).then(function (r) { return r.text().then(function (text) { return { status: r.status + ' ' + r.statusText, ok: r.ok, text: text }; }); });
+  }
+  function formBody(form) {
+    var body = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name) return;
+      if (el.hasAttribute('data-json')) { Object.assign(body, JSON.parse(el.value || '{}')); return; }
+      if (el.type !== 'checkbox' && el.value === '') return;
+      var value = el.type === 'checkbox' ? el.checked : el.type === 'number' ? Number(el.value) : el.value;
+      var keys = el.name.split('.');
+      var target = body;
+      keys.slice(0, -1).forEach(function (key) { target = target[key] = target[key] || {}; });
+      target[keys[keys.length - 1]] = value;
+    });
+    return body;
+  }
+  function openDelivery(id) {
+    fetch('/_emulator/inspector/deliveries/' + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (e) {
+      byId('h-detail').textContent = 'Delivery #' + e.sequence + ': ' + e.type + ' to ' + e.url;
+      byId('detail-payload').textContent = JSON.stringify(e.payload, null, 2);
+      byId('detail-response').textContent = 'Status: ' + (e.responseStatus === null ? 'none' : e.responseStatus) +
+        '; attempts: ' + e.attempts + '; state: ' + e.state + (e.latencyMs === null ? '' : '; ' + e.latencyMs + ' ms') +
+        (e.error ? '\nError: ' + e.error : '') + (e.responseBody ? '\n' + pretty(e.responseBody) : '');
+      byId('detail').hidden = false;
+      byId('h-detail').focus();
+    });
+  }
+
+  document.addEventListener('submit', function (ev) {
+    var form = ev.target;
+    if (form.id === 'log-filter') {
+      ev.preventDefault();
+      var params = new URLSearchParams();
+      new FormData(form).forEach(function (value, key) { if (value) params.set(key, value); });
+      setPage(params);
+      return;
+    }
+    if (!form.dataset.post) return;
+    ev.preventDefault();
+    var out = form.querySelector('output') || byId(form.dataset.output);
+    var body;
+    try { body = formBody(form); } catch (error) { show(out, 'Not sent', error.message); return; }
+    post(form.dataset.post, body).then(function (answer) {
+      show(out, answer.status, answer.text);
+      if (answer.ok) refresh();
+    }, function (error) { show(out, 'Not sent', error.message); });
+  });
+  document.addEventListener('change', function (ev) {
+    var el = ev.target;
+    if (el.dataset.examples) el.form.elements.fields.value = JSON.stringify(JSON.parse(el.dataset.examples)[el.value]);
+  });
+  document.addEventListener('click', function (ev) {
+    var el = ev.target.closest('button, a[data-page]');
+    if (!el) return;
+    if (el.dataset.page !== undefined) {
+      ev.preventDefault();
+      var params = new URLSearchParams(query);
+      params.set('page', el.dataset.page);
+      setPage(params);
+    } else if (el.dataset.open) {
+      openDelivery(el.dataset.open);
+    } else if (el.dataset.resend) {
+      post('/_emulator/deliveries/' + encodeURIComponent(el.dataset.resend) + '/resend', {}).then(function (answer) {
+        show(byId('resend-result'), answer.status, answer.ok ? '' : answer.text);
+        if (answer.ok) refresh();
+      });
+    } else if (el.dataset.copy) {
+      var text = byId(el.dataset.copy).textContent;
+      var done = function () { el.textContent = 'Copied'; };
+      (navigator.clipboard ? navigator.clipboard.writeText(text) : Promise.reject(new Error('no clipboard'))).then(done, function () {
+        getSelection().selectAllChildren(byId(el.dataset.copy));
+        el.textContent = 'Selected: press Ctrl+C';
+      });
+    } else if (el.id === 'detail-close') {
+      byId('detail').hidden = true;
+    }
+  });
+
+  var live = byId('live');
+  if (window.EventSource) {
+    var events = new EventSource('/_emulator/inspector/events');
+    events.onopen = function () { live.textContent = '(live)'; };
+    events.onerror = function () { live.textContent = '(reconnecting)'; };
+    events.onmessage = function () {
+      if (query.get('page') && query.get('page') !== '0') { live.textContent = '(new deliveries: see Newest)'; get('/_emulator/inspector/state').then(swap); }
+      else refresh();
+    };
+  }
+})();
+`;
+
+/** The page stylesheet. */
+export const STYLE = `
+:root { font-family: system-ui, sans-serif; font-size: 15px; color: #1b1b1b; background: #fff; }
+body { margin: 0 auto; padding: 0 1rem 3rem; max-width: 110rem; }
+header nav a { margin-right: 1rem; }
+h2 { border-bottom: 2px solid #ccd; padding-bottom: .2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; display: block; overflow-x: auto; }
+caption { text-align: left; font-weight: 600; padding: .3rem 0; }
+th, td { border: 1px solid #ccd; padding: .25rem .45rem; text-align: left; vertical-align: top; font-size: .9rem; }
+thead th { background: #eef; }
+td[data-type] .url, code { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; }
+.reason { display: block; color: #555; font-size: .8rem; }
+tr.fault { background: #fff4e0; }
+.mark { background: #f2c46d; border-radius: .3rem; padding: 0 .3rem; font-size: .8rem; white-space: nowrap; }
+.state-failed { color: #a00; font-weight: 600; } .state-delivered { color: #060; } .state-retrying { color: #a60; }
+.forms { display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: 1rem; }
+fieldset { border: 1px solid #ccd; border-radius: .4rem; }
+label { display: block; margin: .3rem 0; }
+input:not([type=checkbox]), select, textarea { display: block; width: 100%; box-sizing: border-box; font: inherit; }
+td label, td input, td select, #log-filter label, #log-filter select { display: inline-block; width: auto; margin-right: .8rem; }
+button { font: inherit; margin-top: .3rem; cursor: pointer; }
+:focus-visible { outline: 3px solid #2a5bd7; outline-offset: 2px; }
+output.result, #resend-result { display: block; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .8rem; max-height: 15rem; overflow: auto; }
+output.error { color: #a00; } output.ok { color: #060; }
+pre { background: #f6f6f9; border: 1px solid #ccd; padding: .5rem; max-height: 30rem; overflow: auto; }
+#detail { border: 2px solid #2a5bd7; padding: 0 1rem 1rem; border-radius: .4rem; }
+`;

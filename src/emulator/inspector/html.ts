@@ -1,0 +1,276 @@
+import {
+  CHATBOT_MESSAGE_TYPES,
+  MESSAGE_CONTENT_TYPES,
+  PARTNER_EVENT_TYPES,
+  SESSION_STATUS_STRINGS,
+  WEBHOOK_TYPES,
+  type PartnerEventType,
+} from '../../schemas/index.js';
+import type { DeliveryLogEntry } from '../emit/delivery.js';
+import { logPage, type InspectorView, type LogQuery } from './model.js';
+
+/** Escapes text for HTML content and attribute values. */
+type Cell = string | number | boolean | null | undefined;
+export const esc = (value: Cell): string =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const time = (ms: number | null): string =>
+  ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
+const table = (id: string, caption: string, heads: readonly string[], rows: readonly string[]): string =>
+  `<table id="${id}"><caption>${esc(caption)}</caption><thead><tr>${heads
+    .map((h) => `<th scope="col">${esc(h)}</th>`)
+    .join(
+      '',
+    )}</tr></thead><tbody>${rows.join('') || `<tr><td colspan="${heads.length}">None</td></tr>`}</tbody></table>`;
+const row = (cells: readonly Cell[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+const options = (values: readonly string[], selected?: string, labels?: readonly string[]): string =>
+  values
+    .map(
+      (v, i) =>
+        `<option value="${esc(v)}"${v === selected ? ' selected' : ''}>${esc(labels?.[i] ?? v)}</option>`,
+    )
+    .join('');
+const select = (label: string, name: string, values: readonly string[], labels?: readonly string[]): string =>
+  `<label>${label} <select name="${name}">${options(values, undefined, labels)}</select></label>`;
+const input = (label: string, name: string, attrs = ''): string =>
+  `<label>${label} <input name="${name}" ${attrs}></label>`;
+const form = (title: string, path: string, fields: string): string =>
+  `<form class="trigger" data-post="${esc(path)}"><fieldset><legend>${esc(title)}</legend>${fields}<button>Send</button><output class="result" aria-live="polite"></output></fieldset></form>`;
+
+const shown = (url: string | undefined): string =>
+  url === undefined ? '(unset)' : url.trim() === '' ? '"" (disabled)' : url;
+
+/** Example fields of each partner event type (the form's starting point). */
+const PARTNER_EXAMPLES: Record<PartnerEventType, Record<string, string>> = {
+  PHONE_QUALITY_CHANGED: {
+    qualityRating: 'YELLOW',
+    messagingLimitTier: 'TIER_1K',
+    channelStatus: 'CONNECTED',
+  },
+  TEMPLATE_STATUS_CHANGED: { templateName: 'welcome', templateStatus: 'APPROVED' },
+  TEMPLATE_QUALITY_CHANGED: {
+    templateName: 'welcome',
+    previousQualityScore: 'GREEN',
+    newQualityScore: 'RED',
+  },
+  TEMPLATE_COMPONENTS_CHANGED: { templateName: 'welcome', templateLanguage: 'en', templateElement: 'BODY' },
+  USER_PREFERENCE: { waId: '27831234567', category: 'MARKETING', preferenceValue: 'stop' },
+  USER_CHANGED_NUMBER: { oldNumber: '+27831234567', newNumber: '+27831234568' },
+};
+
+/** The parts of the page that follow the state; each is one element, by id (the script swaps them). */
+export function stateParts(
+  view: InspectorView,
+): Record<'clock' | 'scope' | 'configs' | 'chat' | 'lists', string> {
+  const scope = view.numbers.map(
+    (n) =>
+      `<tr><th scope="row">${esc(n.msisdn)}</th>${[
+        n.clientRef,
+        n.linkId,
+        n.messagingNumberId,
+        n.kind === 'lite' ? 'Lite' : 'Cloud',
+        n.session ?? '',
+        time(n.flaggedUntil),
+      ]
+        .map((c) => `<td>${esc(c)}</td>`)
+        .join('')}${WEBHOOK_TYPES.map((t) => {
+        const r = n.routes[t];
+        return `<td data-type="${t}"><span class="url">${esc(r.url ?? '(none)')}</span> <span class="reason">${esc(r.reason)}</span></td>`;
+      }).join('')}</tr>`,
+  );
+  const configs = view.configs.map((c) =>
+    row([
+      c.clientRef,
+      c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
+      c.id,
+      shown(c.incomingMessageURL),
+      shown(c.statusUpdateURL),
+      shown(c.sessionStatusURL),
+      shown(c.eventWebhookURL),
+      shown(c.chatbotWebhookURL),
+      c.chatbotIncludeOutgoing ? 'yes' : 'no',
+      c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
+      c.chatbotPayloadVersion ?? 'v1 (default)',
+    ]),
+  );
+  const messages = view.messages.map(
+    (m) =>
+      `<tr>${[m.gstId, m.number, m.to, m.voice ? 'voice' : 'text', m.status].map((c) => `<td>${esc(c)}</td>`).join('')}<td>${
+        m.next.length === 0
+          ? 'final'
+          : `<form class="trigger" data-post="/_emulator/messages/${esc(m.gstId)}/status"><label>Next status of ${esc(m.gstId)} <select name="status">${options(m.next)}</select></label> <button>Set</button><output class="result" aria-live="polite"></output></form>`
+      }</td></tr>`,
+  );
+  const open = view.chats.filter((c) => !c.closed);
+  return {
+    clock: `<p id="clock-view">Emulator clock: <time>${esc(time(view.clock))}</time></p>`,
+    scope: `<div id="scope-view">${table(
+      'scope-table',
+      'Where an event of each type on each number goes, and why (scope rules)',
+      [
+        'Number',
+        'Client',
+        'Link id',
+        'Number id (messagingNumberId)',
+        'Kind',
+        'Session',
+        'Flagged until',
+        ...WEBHOOK_TYPES,
+      ],
+      scope,
+    )}</div>`,
+    configs: `<div id="configs-view">${table(
+      'configs-table',
+      'Webhook configurations, in List order per client',
+      [
+        'Client',
+        'Scope',
+        'Id',
+        'incomingMessageURL',
+        'statusUpdateURL',
+        'sessionStatusURL',
+        'eventWebhookURL',
+        'chatbotWebhookURL',
+        'chatbotIncludeOutgoing',
+        'chatbotStopOnAgentAssignment',
+        'chatbotPayloadVersion',
+      ],
+      configs,
+    )}</div>`,
+    chat: `<div id="chat-view">${table(
+      'chats-table',
+      'Chats',
+      ['Chat participant id', 'Client', 'Number', 'Customer', 'Assigned agent', 'Status', 'Closed'],
+      view.chats.map((c) =>
+        row([
+          c.id,
+          c.clientRef,
+          c.number,
+          c.customer,
+          c.agent ?? '(none)',
+          c.status,
+          c.closed ? 'yes' : 'no',
+        ]),
+      ),
+    )}${table(
+      'agents-table',
+      'Agents',
+      ['Name', 'Client', 'Live-chat role', 'Available', 'Open chats', 'Chat limit'],
+      view.agents.map((a) =>
+        row([a.name, a.clientRef, a.liveChatRole, a.available ? 'yes' : 'no', a.openChats, a.chatLimit]),
+      ),
+    )}${table(
+      'widgets-table',
+      'Rating widgets triggered',
+      ['Chat', 'Agent rated', 'Terminated by', 'Time'],
+      view.ratingWidgets.map((w) => row([w.chat, w.agent ?? '(none)', w.by, w.time])),
+    )}${table('messages-table', 'Outbound messages', ['gstId', 'From number', 'To', 'Kind', 'Status', 'Next status'], messages)}</div>`,
+    lists: `<div id="datalists"><datalist id="open-chats">${open
+      .map((c) => `<option value="${esc(c.id)}">${esc(`${c.customer} on ${c.number}`)}</option>`)
+      .join('')}</datalist></div>`,
+  };
+}
+
+function marks(entry: DeliveryLogEntry, sequenceOf: (id: string) => string): string {
+  const list: string[] = entry.faults.map((f) => (f === 'outOfOrder' ? 'out of order' : f));
+  if (entry.duplicateOf !== null) list.push(`duplicate of #${sequenceOf(entry.duplicateOf)}`);
+  if (entry.resendOf !== null) list.push(`resend of #${sequenceOf(entry.resendOf)}`);
+  if (entry.undocumented) list.push('undocumented');
+  return list.map((m) => `<span class="mark">${esc(m)}</span>`).join(' ');
+}
+
+/** The log view: filters' results, newest first, one page. */
+export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): string {
+  const { rows, total, page, pages } = logPage(log, query);
+  const sequences = new Map(rows.map((e) => [e.id, e.sequence]));
+  const sequenceOf = (id: string): string =>
+    String(sequences.get(id) ?? log.find((e) => e.id === id)?.sequence ?? '?');
+  const link = (to: number, label: string): string => {
+    const params = new URLSearchParams({ page: String(to) });
+    for (const key of ['type', 'state', 'number'] as const)
+      if (query[key] !== undefined) params.set(key, query[key]);
+    return `<a href="/_emulator?${esc(params.toString())}#log" data-page="${to}">${label}</a>`;
+  };
+  const body = rows.map((e) => {
+    const state = e.state === 'delivering' && e.attempts > 1 ? 'retrying' : e.state;
+    return `<tr class="${e.faults.length > 0 || e.duplicateOf !== null ? 'fault' : ''}"><td><button class="open" data-open="${e.id}" aria-label="Open delivery ${e.sequence}">#${e.sequence}</button></td>${[
+      time(e.emittedAt),
+      e.type,
+      e.messagingNumber,
+      e.url,
+      state,
+      e.attempts,
+      e.responseStatus ?? (e.error === null ? '' : 'none'),
+      e.latencyMs === null ? '' : `${e.latencyMs} ms`,
+    ]
+      .map((c, i) => `<td${i === 4 ? ` class="state-${esc(state)}"` : ''}>${esc(c)}</td>`)
+      .join(
+        '',
+      )}<td>${marks(e, sequenceOf)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
+  });
+  const first = total === 0 ? 0 : page * query.size + 1;
+  return `<div id="log-view" data-page="${page}"><p>${total} deliveries${total === 0 ? '' : `; ${first}–${first + rows.length - 1} shown, newest first`} (page ${page + 1} of ${pages})</p>
+${table('log-table', 'Delivery log', ['#', 'Emitted (emulator clock)', 'Type', 'Number', 'URL', 'State', 'Attempts', 'Receiver status', 'Latency', 'Faults and marks', 'Resend'], body)}
+<nav aria-label="Log pages">${page > 0 ? link(0, 'Newest') + ' ' + link(page - 1, 'Newer') : ''} ${page < pages - 1 ? link(page + 1, 'Older') : ''}</nav></div>`;
+}
+
+/** The whole page. */
+export function page(
+  view: InspectorView,
+  log: readonly DeliveryLogEntry[],
+  query: LogQuery,
+  url: string,
+): string {
+  const parts = stateParts(view);
+  const numbers = view.numbers.map((n) => n.msisdn);
+  const lite = view.numbers.filter((n) => n.kind === 'lite').map((n) => n.msisdn);
+  const numberSelect = (name: string, values = numbers): string => select('Your number', name, values);
+  const chat = input('Chat participant id', 'chatParticipantId', 'list="open-chats" required');
+  const agents = view.agents.map((a) => a.id);
+  const filterSelect = (
+    label: string,
+    name: 'type' | 'state' | 'number',
+    values: readonly string[],
+  ): string =>
+    `<label>${label} <select name="${name}"><option value="">any</option>${options(values, query[name])}</select></label>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Emulator inspector</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_emulator/inspector/app.css">
+<script src="/_emulator/inspector/app.js" defer></script></head>
+<body><header><h1>Emulator inspector</h1><p>Emulator at <code>${esc(url)}</code>. JSON: <a href="/_emulator/inspector/view">view model</a>, <a href="/_emulator/deliveries">deliveries</a>.</p>
+<nav aria-label="Sections"><a href="#numbers">Numbers and scope</a> <a href="#configs">Configurations</a> <a href="#log">Delivery log</a> <a href="#triggers">Triggers</a> <a href="#live-chat">Live chat and users</a> <a href="#keys">API keys</a></nav></header>
+<main>
+<section id="numbers" aria-labelledby="h-numbers"><h2 id="h-numbers">Numbers and scope</h2>
+<p>For each number and webhook type: the URL an event would be POSTed to, and the scope rule that decides it.</p>
+${parts.clock}${parts.scope}
+</section>
+<section id="configs" aria-labelledby="h-configs"><h2 id="h-configs">Configurations</h2>${parts.configs}</section>
+<section id="log" aria-labelledby="h-log"><h2 id="h-log">Delivery log <span id="live" role="status"></span></h2>
+<form id="log-filter" method="get" action="/_emulator">${filterSelect('Type', 'type', WEBHOOK_TYPES)} ${filterSelect('State', 'state', ['queued', 'held', 'delivering', 'delivered', 'failed'])} ${filterSelect('Number', 'number', numbers)} <button>Filter</button></form>
+${logPart(log, query)}
+<section id="detail" aria-labelledby="h-detail" hidden><h3 id="h-detail" tabindex="-1">Delivery</h3>
+<h4>Payload</h4><pre id="detail-payload"></pre><button data-copy="detail-payload">Copy payload</button>
+<h4>Receiver's response</h4><pre id="detail-response"></pre><button data-copy="detail-response">Copy response</button> <button id="detail-close">Close</button></section>
+<output id="resend-result" aria-live="polite"></output>
+</section>
+<section id="triggers" aria-labelledby="h-triggers"><h2 id="h-triggers">Triggers</h2><p>Each form posts to the <code>/_emulator</code> control routes; errors show below the form.</p><div class="forms">
+${form('Customer message', '/_emulator/customer-message', `${numberSelect('number')}${input('From (E.164)', 'from', 'value="+27831234567" required')}${select('Content type', 'contentType', MESSAGE_CONTENT_TYPES)}${input('Text', 'text', 'value="Hi"')}${input('Reacted-to gstId (REACTION)', 'reactedToGstId')}`)}
+${form('Bot reply', '/_emulator/bot-reply', `${chat}${select('Message type', 'messageType', CHATBOT_MESSAGE_TYPES)}${input('Text', 'messageText', 'value="How can I help?"')}`)}
+${form('Assign agent', '/_emulator/assign-agent', `${chat}${select('Agent', 'userId', ['', ...agents], ['available agent with fewest chats', ...view.agents.map((a) => `${a.name} (${a.clientRef})`)])}<label><input type="checkbox" name="notify"> Emit chatbot assignment event</label>`)}
+${form('Unassign agent', '/_emulator/unassign-agent', chat)}
+${form('Outbound message', '/_emulator/messages', `${numberSelect('number')}${input('To (E.164)', 'to', 'value="+27831234567" required')}<label><input type="checkbox" name="voice"> Voice note</label>${input('Template name (optional)', 'template.name')}`)}
+${form('Session change (Lite numbers)', '/_emulator/sessions', `${numberSelect('number', lite)}${select('Status', 'status', SESSION_STATUS_STRINGS)}`)}
+${form('Flag number (Lite numbers)', '/_emulator/flag-number', `${numberSelect('number', lite)}${input('Flag period (ms)', 'durationMs', 'type="number" min="1" max="86400000" value="3600000"')}`)}
+${form('Partner event', '/_emulator/partner-events', `<label>Event type <select name="eventType" data-examples="${esc(JSON.stringify(PARTNER_EXAMPLES))}">${options(PARTNER_EVENT_TYPES)}</select></label>${numberSelect('messagingNumber')}<label>Fields (JSON) <textarea name="fields" data-json rows="3">${esc(JSON.stringify(PARTNER_EXAMPLES.PHONE_QUALITY_CHANGED))}</textarea></label>`)}
+${form('Advance clock', '/_emulator/clock/advance', input('Milliseconds', 'ms', 'type="number" min="0" value="60000" required'))}
+${form('Fault for the next deliveries', '/_emulator/faults', `${select('Fault', 'fault.kind', ['duplicate', 'outOfOrder', 'delay', 'fail'])}${input('Delay (ms, delay only)', 'fault.ms', 'type="number" min="0" max="60000"')}${select('Webhook type', 'type', ['', ...WEBHOOK_TYPES], ['any', ...WEBHOOK_TYPES])}${input('Count', 'count', 'type="number" min="1" value="1"')}`)}
+${form('Reset to the seed', '/_emulator/reset', '')}
+</div></section>
+<section id="live-chat" aria-labelledby="h-chat"><h2 id="h-chat">Live chat and users</h2>${parts.chat}${parts.lists}</section>
+<section id="keys" aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>${table(
+    'keys-table',
+    'API keys of the seed (send as the Authorization header)',
+    ['API key', 'E-mail', 'Role', 'Client'],
+    view.keys.map((k) => row([k.apiKey, k.email, k.role, k.clientRef])),
+  )}</section>
+</main></body></html>`;
+}

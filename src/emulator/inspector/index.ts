@@ -1,0 +1,144 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError, NotFoundError, toErrorResponse } from '../errors.js';
+import type { DeliveryLogEntry } from '../emit/delivery.js';
+import type { Emulator } from '../emulator.js';
+import { SCRIPT, STYLE } from './assets.js';
+import { logPart, page, stateParts } from './html.js';
+import { inspectorView, logQuerySchema, type LogQuery } from './model.js';
+
+export { inspectorView, nextStatuses, logPage, type InspectorView, type InspectorRoute } from './model.js';
+
+/** Where the inspector's own paths live (the page itself is `GET /` and `GET /_emulator`). */
+export const INSPECTOR_PREFIX = '/_emulator/inspector';
+
+/** The inspector web page of an emulator, as node-style middleware. */
+export interface Inspector {
+  /**
+   * Serves `GET /` and `GET /_emulator` as HTML to a browser (`Accept: text/html`) and the
+   * inspector's assets, fragments, view model and event stream under {@link INSPECTOR_PREFIX};
+   * calls `next()` for everything else (the JSON answers of `/` and `/_emulator` included).
+   */
+  handle(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  /** Ends the open event streams (so the server can close). */
+  close(): void;
+}
+
+/** What the inspector needs of the emulator. */
+export type InspectedEmulator = Pick<Emulator, 'state' | 'clock' | 'deliveries' | 'subscribeDeliveries'>;
+
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'";
+
+/** Creates the inspector of `emulator`. */
+export function createInspector(emulator: InspectedEmulator): Inspector {
+  const streams = new Set<ServerResponse>();
+  let unsubscribe: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let last = 0;
+
+  // one event per 200 ms at most: a load test must not flood the page with re-renders
+  const changed = (entry: DeliveryLogEntry | null): void => {
+    last = entry?.sequence ?? last;
+    if (streams.size === 0) return;
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      for (const res of streams) res.write(`data: ${last}\n\n`);
+    }, 200).unref();
+  };
+  const stream = (req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    res.write('retry: 2000\n\n');
+    streams.add(res);
+    unsubscribe ??= emulator.subscribeDeliveries(changed);
+    req.once('close', () => {
+      streams.delete(res);
+      if (streams.size > 0) return;
+      unsubscribe?.();
+      unsubscribe = undefined;
+    });
+  };
+  const logQuery = (params: URLSearchParams): LogQuery => {
+    const parsed = logQuerySchema.safeParse(Object.fromEntries(params));
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? 'query');
+    throw new BadRequestError(`${field}: ${issue?.message ?? 'invalid'}`, { field });
+  };
+  const send = (
+    res: ServerResponse,
+    type: string,
+    body: string,
+    extra: Record<string, string> = {},
+  ): void => {
+    res
+      .writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra })
+      .end(body);
+  };
+  const html = (res: ServerResponse, body: string): void =>
+    send(res, 'text/html; charset=utf-8', body, {
+      'content-security-policy': CSP,
+      'cache-control': 'no-store',
+    });
+  const json = (res: ServerResponse, body: unknown): void =>
+    send(res, 'application/json; charset=utf-8', JSON.stringify(body));
+
+  function route(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+    if (req.method !== 'GET') {
+      // any call that may change the state (API or control surface) refreshes open pages
+      if (streams.size > 0) res.once('finish', () => changed(null));
+      return next();
+    }
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://emulator.invalid');
+    } catch {
+      return next(); // the emulator answers a malformed target
+    }
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    if (path === '/' || path === '/_emulator') {
+      if (!(req.headers.accept ?? '').includes('text/html')) return next();
+      const query = logQuery(url.searchParams);
+      const view = inspectorView(emulator);
+      return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`));
+    }
+    if (!path.startsWith(`${INSPECTOR_PREFIX}/`)) return next();
+    const rest = path.slice(INSPECTOR_PREFIX.length + 1);
+    if (rest === 'app.js') return send(res, 'text/javascript; charset=utf-8', SCRIPT);
+    if (rest === 'app.css') return send(res, 'text/css; charset=utf-8', STYLE);
+    if (rest === 'events') return stream(req, res);
+    if (rest === 'view') return json(res, inspectorView(emulator));
+    if (rest === 'state') return html(res, Object.values(stateParts(inspectorView(emulator))).join('\n'));
+    if (rest === 'log') return html(res, logPart(emulator.deliveries(), logQuery(url.searchParams)));
+    if (rest.startsWith('deliveries/')) {
+      const id = decodeURIComponent(rest.slice('deliveries/'.length));
+      const entry = emulator.deliveries().find((e) => e.id === id);
+      if (entry === undefined) throw new NotFoundError(`No delivery ${id}`);
+      return json(res, entry);
+    }
+    next();
+  }
+
+  return {
+    handle(req, res, next) {
+      try {
+        route(req, res, next);
+      } catch (error) {
+        const { status, body } = toErrorResponse(error, new Date(emulator.clock.now()));
+        const text = JSON.stringify(body);
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(text);
+      }
+    },
+    close() {
+      clearTimeout(timer);
+      timer = undefined;
+      for (const res of streams) res.end();
+      streams.clear();
+      unsubscribe?.();
+      unsubscribe = undefined;
+    },
+  };
+}
