@@ -11,7 +11,9 @@ import {
 import request from 'supertest';
 import type { Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
 import { ATTR, MESSAGING_SYSTEM, traceWebhooks } from '../../src/otel/index.js';
-import { createNodeHandler } from '../../src/receiver/index.js';
+import Fastify from 'fastify';
+import { webhooksPlugin } from '../../src/receiver/fastify.js';
+import { createFetchHandler, createNodeHandler } from '../../src/receiver/index.js';
 import { buildChatbotEvent, buildIncoming } from '../../src/testing/index.js';
 import { createTestReceiver } from '../helpers/receiver.js';
 import { allStrings, attributeStrings, receiveAndProcess } from './helpers.js';
@@ -232,5 +234,51 @@ describe('messaging-webhooks/otel: the node handler', () => {
     const [receive] = named(spans(), 'webhook receive');
     // Without a registered propagator the carrier is empty; in this process the link holds anyway.
     expect(receive!.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('messaging-webhooks/otel: the fetch handler and the Fastify plugin', () => {
+  it('traces them like the router, with metrics collected at the same time', async () => {
+    const fetchHandler = createFetchHandler({ basePath: '/webhooks', onIncoming: () => undefined });
+    const app = Fastify();
+    await app.register(webhooksPlugin, { prefix: '/webhooks', onIncoming: () => undefined });
+    await app.ready();
+    for (const [name, receiver] of [
+      ['fetch', fetchHandler],
+      ['fastify', app.webhooks],
+    ] as const) {
+      const { provider, spans } = tracing();
+      const settled: string[] = [];
+      // Metrics' observer and the tracer have a slot each: neither replaces the other.
+      receiver.pipeline.observe({
+        answered: (_type, _status, code) => void settled.push(code),
+        callbackSettled: () => undefined,
+        retried: () => undefined,
+      });
+      const tracing_ = traceWebhooks(receiver, { tracerProvider: provider });
+      const body = JSON.stringify(buildIncoming());
+      const headers = { 'content-type': 'application/json' };
+      const status =
+        name === 'fetch'
+          ? (
+              await fetchHandler(
+                new Request('http://local/webhooks/incoming', { method: 'POST', headers, body }),
+              )
+            ).status
+          : (await app.inject({ method: 'POST', url: '/webhooks/incoming', headers, payload: body }))
+              .statusCode;
+      expect(status).toBe(200);
+      await receiver.idle();
+      const { receive, process } = receiveAndProcess(spans());
+      expect([name, receive.attributes[ATTR.urlPath], process.parentSpanContext?.spanId]).toEqual([
+        name,
+        '/incoming',
+        receive.spanContext().spanId,
+      ]);
+      expect(settled).toEqual(['ok']);
+      tracing_.stop();
+      receiver.pipeline.observe(undefined);
+    }
+    await app.close();
   });
 });
