@@ -10,6 +10,14 @@ import { main } from './program.js';
 import { messageOf, processIo } from './output.js';
 
 const io = processIo();
+// The reader went away (`messaging-webhooks emulator | head`): stop quietly, as Unix tools do,
+// instead of dying on an unhandled EPIPE with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 process.on('unhandledRejection', (reason) => {
   io.err(`error: ${messageOf(reason)}`);
   process.exit(1);

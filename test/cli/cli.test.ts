@@ -153,6 +153,18 @@ describe('messaging-webhooks emulator', () => {
     expect(run.stdout).toContain('Emulator stopped.');
   });
 
+  it('stops quietly when its reader goes away (`| head`), instead of an EPIPE stack trace', async () => {
+    const child = spawnCli(['emulator', '--port', '0']);
+    const exited = waitForExit(child);
+    await waitForOutput(child, /Press Ctrl\+C to stop/);
+    child.stdout.destroy(); // the reader is gone: the next line written fails with EPIPE
+    child.kill('SIGTERM'); // which writes "SIGTERM: stopping the emulator"
+    const run = await exited;
+    expect(run.stderr).not.toMatch(STACK_LINE);
+    expect(run.stderr).not.toContain('EPIPE');
+    expect(run.code).toBe(0);
+  });
+
   it('reports a port already in use with one clear line', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
