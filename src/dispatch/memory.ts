@@ -5,6 +5,7 @@ import { withTimeout } from '../util/timeout.js';
 import { backoffDelay, resolveRetry } from './backoff.js';
 import type { JobRunner } from './runner.js';
 import type {
+  AnyWebhookJob,
   Dispatcher,
   DispatcherCounts,
   EnqueueOutcome,
@@ -205,7 +206,8 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
     // The runner logs through the user's logger; one that throws must not stall the conversation.
     contain(() => runner.failed(job, error, attempt, willRetry));
     if (!willRetry) {
-      contain(() => runner.deadLettered({ job, error, attempts: attempt }));
+      // A job's payload always is its type's (validated by that type's schema).
+      contain(() => runner.deadLettered({ job: job as AnyWebhookJob, error, attempts: attempt }));
       return false;
     }
     entry.attempt = attempt + 1;

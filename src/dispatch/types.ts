@@ -50,9 +50,16 @@ export type WebhookCallback<T extends WebhookType> = (
   ctx: WebhookContext<T>,
 ) => unknown;
 
+/**
+ * A job of one of the five types, discriminated by `type`: `if (job.type === 'incoming')` narrows
+ * `job.payload` to an incoming message.
+ */
+export type AnyWebhookJob = { [T in WebhookType]: WebhookJob<T> }[WebhookType];
+
 /** An event whose callback failed on every attempt. */
 export interface DeadLetter {
-  readonly job: WebhookJob;
+  /** Narrow it on `job.type` to reach its payload's fields. */
+  readonly job: AnyWebhookJob;
   readonly error: unknown;
   readonly attempts: number;
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { deliveryTrackerFor, type StatusTrackingOption } from '../delivery/tracker.js';
 import { backoffDelay, resolveRetry } from '../dispatch/backoff.js';
 import { createJobRunner, type JobObserver, type JobTracer } from '../dispatch/runner.js';
-import type { RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
+import type { AnyWebhookJob, RetryOptions, WebhookHandlers, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import {
@@ -238,7 +238,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
           // One dead letter per job even if a crash re-runs it; BullMQ's own ids are integers,
           // which a custom id may not be, hence the partition name in front.
           await deadQueue.add(webhook.type, record, { jobId: `${job.queueName}-${job.id ?? 'x'}` });
-          runner.deadLettered({ job: webhook, error, attempts: attempt });
+          runner.deadLettered({ job: webhook as AnyWebhookJob, error, attempts: attempt });
           return 'dead-lettered';
         }
         try {

@@ -7,10 +7,12 @@ import type { Logger } from 'pino';
 import {
   createNodeHandler,
   createWebhookRouter,
+  type ChatbotEvent,
   type ChatbotPayloadVersion,
   type DeliveryIgnoreReason,
   type DeliveryStateChange,
   type DeliveryStatus,
+  type StatusUpdate,
   type WebhookContext,
 } from '../../src/index.js';
 
@@ -77,4 +79,15 @@ export const misspelledHandler = createNodeHandler({
 export const wrongCallbackType = createWebhookRouter({
   // @ts-expect-error a callback is a function of the payload
   onIncoming: 'save',
+});
+
+// onDeadLetter: the dead letter's job narrows on its type, like the callbacks' payloads.
+createWebhookRouter({
+  onDeadLetter: ({ job }) => {
+    if (job.type === 'incoming') expectTypeOf(job.payload.sender).toEqualTypeOf<string>();
+    if (job.type === 'chatbot') expectTypeOf(job.payload).toEqualTypeOf<ChatbotEvent>();
+    if (job.type === 'status') expectTypeOf(job.payload).toEqualTypeOf<StatusUpdate>();
+    // @ts-expect-error a session event has no gstId: the job is narrowed, not a union of payloads
+    if (job.type === 'session') void job.payload.gstId;
+  },
 });
