@@ -250,7 +250,7 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
       // A running head stays: it may still finish, and its worker books it then.
       for (const entry of list.splice(list[0]?.running === true ? 1 : 0)) {
         clearTimeout(entry.retryTimer);
-        jobs.push({ job: entry.job, attempts: entry.attempt - 1 });
+        jobs.push({ job: entry.job as AnyWebhookJob, attempts: entry.attempt - 1 });
         size -= 1;
         pending[entry.job.type] -= 1;
       }

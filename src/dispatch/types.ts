@@ -69,7 +69,8 @@ export interface DeadLetter {
  * or waiting for a retry. Handed to `onUnfinished`, so it can be kept and replayed.
  */
 export interface UnfinishedJob {
-  readonly job: WebhookJob;
+  /** Narrow it on `job.type` to reach its payload's fields. */
+  readonly job: AnyWebhookJob;
   /** Attempts already made: 0 when it never started, more when it failed and awaited a retry. */
   readonly attempts: number;
 }
