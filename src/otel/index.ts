@@ -168,12 +168,42 @@ const RECEIVE_POST: SpanOptions = Object.freeze({
   }),
 });
 
+/** The methods the HTTP conventions name; any other is `_OTHER` (a fetch runtime passes any token). */
+const KNOWN_METHODS = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+]);
+
 function receiveOptions(method: string): SpanOptions {
   if (method === 'POST') return RECEIVE_POST;
   return {
     kind: SpanKind.SERVER,
-    attributes: { ...RECEIVE_POST.attributes, [ATTR.httpRequestMethod]: method },
+    attributes: {
+      ...RECEIVE_POST.attributes,
+      [ATTR.httpRequestMethod]: KNOWN_METHODS.has(method) ? method : '_OTHER',
+    },
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ID_TOKEN = /^[\w.:-]{1,64}$/;
+const PHONE_LIKE = /\d{7}/;
+
+/**
+ * The request id as `messaging.message.id` only when it looks like an id: a UUID (the pipeline's
+ * own), or a short token without spaces and without a phone-number-like run of 7 digits. A
+ * sender's `x-request-id` is free text that could carry a phone number or a message.
+ */
+function setMessageId(span: Span, requestId: string): void {
+  if (UUID.test(requestId) || (ID_TOKEN.test(requestId) && !PHONE_LIKE.test(requestId)))
+    span.setAttribute(ATTR.messagingMessageId, requestId);
 }
 
 /** The process span's options when no receive span is known (the job carries no trace context). */
@@ -206,7 +236,7 @@ function createTracer(
       const { span } = receive;
       receive.dedupe = claimed ? 'new' : job.dedupeKey === undefined ? 'off' : 'unavailable';
       if (span.isRecording()) {
-        span.setAttribute(ATTR.messagingMessageId, job.requestId);
+        setMessageId(span, job.requestId);
         span.setAttribute(ATTR.messagingDestinationName, job.type);
       }
       const carrier: Record<string, string> = {};
@@ -261,7 +291,7 @@ function createTracer(
       if (!traced(span)) return undefined;
       if (span.isRecording()) {
         span.setAttribute(ATTR.messagingDestinationName, job.type);
-        span.setAttribute(ATTR.messagingMessageId, job.requestId);
+        setMessageId(span, job.requestId);
         span.setAttribute(ATTR.type, job.type);
         span.setAttribute(ATTR.attempt, attempt);
       }
@@ -292,7 +322,7 @@ function createTracer(
  * - `webhook receive` (kind SERVER), one per request: `http.request.method`, `url.path` (the
  *   endpoint below the mount point, token segment and query left out), `http.response.status_code`,
  *   `messaging.system`, `messaging.operation.type` `receive`, `messaging.message.id` (the request
- *   id: the sender's `x-request-id` or a UUID), `messaging_webhooks.type` and `.dedupe`, and
+ *   id when it looks like one: a UUID, or a short token with no space and no 7-digit run), `messaging_webhooks.type` and `.dedupe`, and
  *   `error.type` (the error code) on a refusal. A child of the active span (an HTTP
  *   instrumentation's), else of a trace context the request carries.
  * - `webhook process` (kind CONSUMER), one per callback attempt: a child of, and linked to, the

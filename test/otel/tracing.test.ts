@@ -167,6 +167,35 @@ describe('messaging-webhooks/otel: the Express router', () => {
     expect(spans()).toHaveLength(1);
   });
 
+  it('keeps a sender’s free-text x-request-id and an unknown method out of the spans', async () => {
+    const { provider, spans } = tracing();
+    const handler = createFetchHandler({ basePath: '/webhooks', onIncoming: () => undefined });
+    traceWebhooks(handler, { tracerProvider: provider });
+    const said = 'customer +27831234567 said hi';
+    const post = (method: string, id: string) =>
+      handler(
+        new Request('http://local/webhooks/incoming', {
+          method,
+          headers: { 'content-type': 'application/json', 'x-request-id': id },
+          body: JSON.stringify(buildIncoming()),
+        }),
+      );
+    expect((await post('POST', said)).status).toBe(200);
+    expect((await post('X-27831234567-TOKEN', said)).status).toBe(405);
+    const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect((await post('POST', uuid)).status).toBe(200);
+    expect((await post('POST', 'wa-27831234567')).status).toBe(200);
+    await handler.idle();
+    const all = spans().flatMap(attributeStrings).join('\n');
+    expect(all).not.toContain('27831234567');
+    expect(all).not.toContain('said hi');
+    const methods = named(spans(), 'webhook receive').map((span) => span.attributes['http.request.method']);
+    expect(methods).toEqual(['POST', '_OTHER', 'POST', 'POST']);
+    // A UUID-shaped request id still correlates the spans with the logs.
+    expect(named(spans(), 'webhook receive')[2]!.attributes[ATTR.messagingMessageId]).toBe(uuid);
+    await handler.close();
+  });
+
   it('rejects unknown options and what is not a receiver or worker', () => {
     const { router } = createTestReceiver();
     expect(() => traceWebhooks(router, { tracerprovider: undefined } as never)).toThrow(/tracerprovider/);
