@@ -156,7 +156,9 @@ describe('messaging-webhooks emulator', () => {
   it('stops quietly when its reader goes away (`| head`), instead of an EPIPE stack trace', async () => {
     const child = spawnCli(['emulator', '--port', '0']);
     const exited = waitForExit(child);
-    await waitForOutput(child, /Press Ctrl\+C to stop/);
+    const [, url] = await waitForOutput(child, /Emulator listening on (http:\/\/\S+)[\s\S]*Press Ctrl\+C/);
+    // one round trip: the command has returned and its SIGTERM handler is installed
+    expect((await fetch(`${url}/_emulator/state`)).status).toBe(200);
     child.stdout.destroy(); // the reader is gone: the next line written fails with EPIPE
     child.kill('SIGTERM'); // which writes "SIGTERM: stopping the emulator"
     const run = await exited;

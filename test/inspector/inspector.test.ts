@@ -22,12 +22,13 @@ describe('content negotiation', () => {
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.headers['content-security-policy']).toContain("connect-src 'self'");
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
       expect(response.text).toContain('<h1>Emulator inspector</h1>');
     }
   });
 
   it('keeps the JSON answers for anything else (curl, fetch, clients)', async () => {
-    for (const accept of [undefined, '*/*', 'application/json']) {
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0']) {
       const root = request(harness.emulator.listener).get('/');
       const control = request(harness.emulator.listener).get('/_emulator');
       if (accept !== undefined) {
@@ -56,6 +57,35 @@ describe('content negotiation', () => {
     expect(bad.body).toMatchObject({ code: 'BAD_REQUEST', field: 'state' });
     const unknown = await harness.api().get('/_emulator/inspector/deliveries/nope');
     expect(unknown.status).toBe(404);
+    // a malformed percent-encoding is an unknown delivery too, not a 500
+    const malformed = await harness.api().get('/_emulator/inspector/deliveries/%E0%A4%A');
+    expect(malformed.status).toBe(404);
+    expect(malformed.body).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('closing with a page open', () => {
+  it('refuses a reconnecting event stream once closed (204), so the server can finish closing', async () => {
+    const { createEmulator } = await import('../../src/emulator/index.js');
+    const { createInspector } = await import('../../src/emulator/inspector/index.js');
+    const { createServer } = await import('node:http');
+    const emulator = createEmulator({ seed: 'empty' });
+    const inspector = createInspector(emulator);
+    const server = createServer((req, res) => inspector.handle(req, res, () => res.writeHead(404).end()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const events = `http://127.0.0.1:${port}/_emulator/inspector/events`;
+    const open = await fetch(events);
+    expect(open.status).toBe(200);
+    const reader = open.body!.getReader();
+    await reader.read(); // the retry line: the stream is open
+    inspector.close(); // the emulator's close() begins: open streams end
+    expect((await reader.read()).done).toBe(true);
+    // the page's EventSource reconnects while the emulator waits for its deliveries
+    const reconnect = await fetch(events);
+    expect(reconnect.status).toBe(204);
+    await new Promise((resolve) => server.close(resolve));
+    await emulator.close();
   });
 });
 

@@ -27,7 +27,15 @@ export interface Inspector {
 export type InspectedEmulator = Pick<Emulator, 'state' | 'clock' | 'deliveries' | 'subscribeDeliveries'>;
 
 const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'";
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+/** A browser asking for the page: `Accept` prefers HTML to JSON (Express's negotiation, q-values included). */
+function wantsHtml(req: IncomingMessage): boolean {
+  // The inspector runs inside the emulator's Express app, whose requests negotiate.
+  const { accepts } = req as IncomingMessage & { accepts?: (types: string[]) => string | false };
+  return accepts?.call(req, ['json', 'html']) === 'html';
+}
 
 /** Creates the inspector of `emulator`. */
 export function createInspector(emulator: InspectedEmulator): Inspector {
@@ -35,6 +43,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
   let unsubscribe: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
   let last = 0;
+  let closed = false;
 
   // one event per 200 ms at most: a load test must not flood the page with re-renders
   const changed = (entry: DeliveryLogEntry | null): void => {
@@ -46,6 +55,8 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     }, 200).unref();
   };
   const stream = (req: IncomingMessage, res: ServerResponse): void => {
+    // Closing: 204 tells an EventSource to stop reconnecting, so the server can finish closing.
+    if (closed) return void res.writeHead(204).end();
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -87,7 +98,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     send(res, 'application/json; charset=utf-8', JSON.stringify(body));
 
   function route(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    if (req.method !== 'GET') {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
       // any call that may change the state (API or control surface) refreshes open pages
       if (streams.size > 0) res.once('finish', () => changed(null));
       return next();
@@ -100,7 +111,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     }
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     if (path === '/' || path === '/_emulator') {
-      if (!(req.headers.accept ?? '').includes('text/html')) return next();
+      if (!wantsHtml(req)) return next();
       const query = logQuery(url.searchParams);
       const view = inspectorView(emulator);
       return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`));
@@ -114,7 +125,12 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     if (rest === 'state') return html(res, Object.values(stateParts(inspectorView(emulator))).join('\n'));
     if (rest === 'log') return html(res, logPart(emulator.deliveries(), logQuery(url.searchParams)));
     if (rest.startsWith('deliveries/')) {
-      const id = decodeURIComponent(rest.slice('deliveries/'.length));
+      let id: string;
+      try {
+        id = decodeURIComponent(rest.slice('deliveries/'.length));
+      } catch {
+        throw new NotFoundError(`No delivery ${rest.slice('deliveries/'.length)}`);
+      }
       const entry = emulator.deliveries().find((e) => e.id === id);
       if (entry === undefined) throw new NotFoundError(`No delivery ${id}`);
       return json(res, entry);
@@ -133,6 +149,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       }
     },
     close() {
+      closed = true;
       clearTimeout(timer);
       timer = undefined;
       for (const res of streams) res.end();
