@@ -223,8 +223,15 @@ function validateOptions(options: EmulatorOptions): void {
   checkNestedKeys('createEmulator', 'retry', options.retry, EMULATOR_RETRY_KEYS);
   checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
   const { retry, timeoutMs } = options;
-  if (retry?.attempts !== undefined && (!Number.isInteger(retry.attempts) || retry.attempts < 1)) {
-    throw new TypeError(`retry.attempts must be an integer >= 1, got ${String(retry.attempts)}`);
+  const counts = {
+    'retry.attempts': retry?.attempts,
+    deliveryConcurrency: options.deliveryConcurrency,
+    deliveryLogLimit: options.deliveryLogLimit,
+  };
+  for (const [name, count] of Object.entries(counts)) {
+    if (count !== undefined && (!Number.isInteger(count) || count < 1)) {
+      throw new TypeError(`${name} must be an integer >= 1, got ${String(count)}`);
+    }
   }
   if (
     retry?.backoffMs !== undefined &&
@@ -235,16 +242,8 @@ function validateOptions(options: EmulatorOptions): void {
       `retry.backoffMs must be a number >= 0 or a function, got ${String(retry.backoffMs)}`,
     );
   }
-  const concurrency = options.deliveryConcurrency;
-  if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1)) {
-    throw new TypeError(`deliveryConcurrency must be an integer >= 1, got ${String(concurrency)}`);
-  }
   if (options.onDeliveryAttempt !== undefined && typeof options.onDeliveryAttempt !== 'function') {
     throw new TypeError(`onDeliveryAttempt must be a function, got ${typeof options.onDeliveryAttempt}`);
-  }
-  const limit = options.deliveryLogLimit;
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-    throw new TypeError(`deliveryLogLimit must be an integer >= 1, got ${String(limit)}`);
   }
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);

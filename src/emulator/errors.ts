@@ -45,77 +45,54 @@ export class EmulatorError extends Error {
   }
 }
 
+/** The base of a subclass: its name, code and status fixed, the constructor `(message, options?)`. */
+function errorClass<N extends string>(
+  name: N,
+  code: EmulatorErrorCode,
+  status: number,
+): new (message: string, options?: EmulatorErrorOptions) => EmulatorError & { readonly name: N } {
+  return class extends EmulatorError {
+    override readonly name: N = name;
+    constructor(message: string, options?: EmulatorErrorOptions) {
+      super(code, status, message, options);
+    }
+  };
+}
+
 /** 401: missing or unknown API key (section Errors, 401 response). */
-export class UnauthorizedError extends EmulatorError {
-  override readonly name = 'UnauthorizedError';
+export class UnauthorizedError extends errorClass('UnauthorizedError', 'UNAUTHORIZED', 401) {
   constructor(message = 'Unauthorized user: missing or invalid API key', options?: EmulatorErrorOptions) {
-    super('UNAUTHORIZED', 401, message, options);
+    super(message, options);
   }
 }
 
 /** 403: the resource belongs to another client, or the caller lacks the role. */
-export class ForbiddenError extends EmulatorError {
-  override readonly name = 'ForbiddenError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('FORBIDDEN', 403, message, options);
-  }
-}
+export class ForbiddenError extends errorClass('ForbiddenError', 'FORBIDDEN', 403) {}
 
 /** 404: unknown id or path. */
-export class NotFoundError extends EmulatorError {
-  override readonly name = 'NotFoundError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('NOT_FOUND', 404, message, options);
-  }
-}
+export class NotFoundError extends errorClass('NotFoundError', 'NOT_FOUND', 404) {}
 
 /** 409: a uniqueness rule (scope rule 5) or a state rule refuses the request. */
-export class ConflictError extends EmulatorError {
-  override readonly name = 'ConflictError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('CONFLICT', 409, message, options);
-  }
-}
+export class ConflictError extends errorClass('ConflictError', 'CONFLICT', 409) {}
 
 /** 400: a malformed body or query; `field` names the culprit. */
-export class BadRequestError extends EmulatorError {
-  override readonly name = 'BadRequestError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('BAD_REQUEST', 400, message, options);
-  }
-}
+export class BadRequestError extends errorClass('BadRequestError', 'BAD_REQUEST', 400) {}
 
 /** 409: a delivery status or session change the transition tables do not allow. */
-export class IllegalTransitionError extends EmulatorError {
-  override readonly name = 'IllegalTransitionError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('ILLEGAL_TRANSITION', 409, message, options);
-  }
-}
+export class IllegalTransitionError extends errorClass('IllegalTransitionError', 'ILLEGAL_TRANSITION', 409) {}
 
 /** 409: a flagged number tried to reconnect before its flag period ended. */
-export class NumberFlaggedError extends EmulatorError {
-  override readonly name = 'NumberFlaggedError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('NUMBER_FLAGGED', 409, message, options);
-  }
-}
+export class NumberFlaggedError extends errorClass('NumberFlaggedError', 'NUMBER_FLAGGED', 409) {}
 
 /** 409: a session change on a Cloud number (only Lite numbers have sessions). */
-export class SessionNotSupportedError extends EmulatorError {
-  override readonly name = 'SessionNotSupportedError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('SESSION_NOT_SUPPORTED', 409, message, options);
-  }
-}
+export class SessionNotSupportedError extends errorClass(
+  'SessionNotSupportedError',
+  'SESSION_NOT_SUPPORTED',
+  409,
+) {}
 
 /** 409: the requested agent is offline, disabled or at its agentChatLimit. */
-export class AgentUnavailableError extends EmulatorError {
-  override readonly name = 'AgentUnavailableError';
-  constructor(message: string, options?: EmulatorErrorOptions) {
-    super('AGENT_UNAVAILABLE', 409, message, options);
-  }
-}
+export class AgentUnavailableError extends errorClass('AgentUnavailableError', 'AGENT_UNAVAILABLE', 409) {}
 
 /** The JSON body of every error response. */
 export interface ErrorBody {

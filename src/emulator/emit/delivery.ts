@@ -72,12 +72,10 @@ export interface DeliveryLogEntry {
 }
 
 /** What the emitter hands to the deliverer. */
-export interface DeliveryRequest {
-  readonly type: WebhookType;
-  readonly url: string;
-  readonly payload: Readonly<Record<string, unknown>>;
-  readonly messagingNumber: string;
-  readonly emittedAt: number;
+export interface DeliveryRequest extends Pick<
+  DeliveryLogEntry,
+  'type' | 'url' | 'payload' | 'messagingNumber' | 'emittedAt'
+> {
   readonly faults: readonly ResolvedFault[];
   /**
    * Deliveries with the same key go out one at a time, in emission order (one conversation's

@@ -62,11 +62,6 @@ export interface FaultPlanner {
   plan(type: WebhookType, perCall: readonly ResolvedFault[]): ResolvedFault[];
   /** Drops queued faults and probabilities. */
   clear(): void;
-  /** What is configured, for the control surface. */
-  describe(): {
-    queued: { fault: ResolvedFault; type: WebhookType | null; remaining: number }[];
-    probabilities: unknown;
-  };
 }
 
 /** Creates a fault planner; `createRandom(seed)` builds the random source when probabilities are set. */
@@ -102,16 +97,6 @@ export function createFaultPlanner(createRandom: (seed: number) => RandomSource)
     clear() {
       pending = [];
       probabilities = null;
-    },
-    describe() {
-      return {
-        queued: pending.map((item) => ({
-          fault: item.fault,
-          type: item.type ?? null,
-          remaining: item.remaining,
-        })),
-        probabilities,
-      };
     },
   };
 }

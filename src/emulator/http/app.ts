@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { BadRequestError, EmulatorError, NotFoundError, toErrorResponse } from '../errors.js';
 import type { EmulatorState } from '../state.js';
@@ -27,7 +27,6 @@ const MAX_BODY_BYTES = 1_048_576;
 
 /** The emulator's Express app, its extension point and its node:http listener. */
 export interface EmulatorApp {
-  readonly app: Express;
   /** `emulator.listener`: the app, with a JSON 400 for a request target Express cannot parse. */
   readonly listener: RequestListener;
   /**
@@ -155,7 +154,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     const malformed = new BadRequestError('Malformed request target', { field: 'url' });
     app(req, res, (error?: unknown) => onError(error ?? malformed, req, res, () => undefined));
   }) as RequestListener;
-  return { app, extensions, listener };
+  return { extensions, listener };
 }
 
 /** The body as the handlers see it: parsed JSON, or undefined when there was none. */

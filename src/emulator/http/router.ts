@@ -85,6 +85,25 @@ export function createRouter(): RouteTable {
   };
 }
 
+type RouteWithAuth<A extends boolean> = Extract<Route, { readonly auth: A }>;
+type AddRoute<A extends boolean> = (path: string, handler: RouteWithAuth<A>['handler']) => void;
+
+/**
+ * Express-style shorthands for {@link Router.add}: `on.get(path, handler)` adds a GET route
+ * at `base + path` with the given `auth`.
+ */
+export function routesOf<A extends boolean>(
+  router: Router,
+  auth: A,
+  base = '',
+): Readonly<Record<'get' | 'post' | 'put' | 'delete', AddRoute<A>>> {
+  const add =
+    (method: HttpMethod): AddRoute<A> =>
+    (path, handler) =>
+      router.add({ method, path: `${base}${path}`, auth, handler } as RouteWithAuth<A>);
+  return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') };
+}
+
 /** Joins a prefix and a path: `joinPath('/api', '/Messaging/x')` is `/api/Messaging/x`. */
 export function joinPath(prefix: string, path: string): string {
   const trimmed = prefix.replace(/\/+$/, '');

@@ -9,7 +9,7 @@ import {
 } from '../../schemas/index.js';
 import type { RouteGroup } from '../context.js';
 import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
-import { joinPath } from '../http/router.js';
+import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import {
   findOpenChatParticipant,
@@ -244,63 +244,37 @@ export function applyTerminateRequest(
  */
 export const liveChatRoutes: RouteGroup = (router, context) => {
   const { state, prefixes } = context;
-  const now = (): Date => context.now();
-  router.add({
-    method: 'GET',
-    path: joinPath(prefixes.chat, CHAT_PARTICIPANT_PATH),
-    auth: true,
-    handler({ auth, query }) {
-      const id = query.get('id');
-      if (id === null || id === '') {
-        throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
-      }
-      return {
-        status: 200,
-        body: toChatParticipantView(state, participantOfClient(state, auth.client.id, id)),
-      };
-    },
+  const on = routesOf(router, true);
+  on.get(joinPath(prefixes.chat, CHAT_PARTICIPANT_PATH), ({ auth, query }) => {
+    const id = query.get('id');
+    if (id === null || id === '') {
+      throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
+    }
+    return { body: toChatParticipantView(state, participantOfClient(state, auth.client.id, id)) };
   });
-
-  router.add({
-    method: 'PUT',
-    path: joinPath(prefixes.chat, TERMINATE_CHAT_PATH),
-    auth: true,
-    handler({ auth, body }) {
-      const request = parseBody(chatParticipantTerminateSchema, body);
-      const participant = participantOfClient(state, auth.client.id, request.id);
-      applyTerminateRequest(state, participant, request, auth.user, now());
-      return { status: 200, body: toChatParticipant(state, participant) };
-    },
+  on.put(joinPath(prefixes.chat, TERMINATE_CHAT_PATH), ({ auth, body }) => {
+    const request = parseBody(chatParticipantTerminateSchema, body);
+    const participant = participantOfClient(state, auth.client.id, request.id);
+    applyTerminateRequest(state, participant, request, auth.user, context.now());
+    return { body: toChatParticipant(state, participant) };
   });
-
-  router.add({
-    method: 'POST',
-    path: joinPath(prefixes.chat, CHAT_V2_PATHS.terminate),
-    auth: true,
-    handler({ auth, params }) {
-      const participant = participantOfClient(state, auth.client.id, params.id ?? '');
-      if (participant.conversationClosed) {
-        throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
-      }
-      participant.conversationClosed = true;
-      onTerminated(state, participant, auth.user, 'terminateV2', now());
-      return { status: 200, body: toChatParticipantView(state, participant) };
-    },
+  on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.terminate), ({ auth, params }) => {
+    const participant = participantOfClient(state, auth.client.id, params.id ?? '');
+    if (participant.conversationClosed) {
+      throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
+    }
+    participant.conversationClosed = true;
+    onTerminated(state, participant, auth.user, 'terminateV2', context.now());
+    return { body: toChatParticipantView(state, participant) };
   });
-
-  router.add({
-    method: 'POST',
-    path: joinPath(prefixes.chat, CHAT_V2_PATHS.reopen),
-    auth: true,
-    handler({ auth, params }) {
-      const participant = participantOfClient(state, auth.client.id, params.id ?? '');
-      if (!participant.conversationClosed) {
-        throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
-      }
-      assertReopenable(state, participant);
-      participant.conversationClosed = false;
-      participant.openedBy = auth.user.email;
-      return { status: 200, body: toChatParticipantView(state, participant) };
-    },
+  on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.reopen), ({ auth, params }) => {
+    const participant = participantOfClient(state, auth.client.id, params.id ?? '');
+    if (!participant.conversationClosed) {
+      throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
+    }
+    assertReopenable(state, participant);
+    participant.conversationClosed = false;
+    participant.openedBy = auth.user.email;
+    return { body: toChatParticipantView(state, participant) };
   });
 };

@@ -1,6 +1,6 @@
 import type { RouteGroup } from '../context.js';
 import { readPageQuery, toPage } from '../http/page.js';
-import { joinPath } from '../http/router.js';
+import { joinPath, routesOf } from '../http/router.js';
 import { numbersOfClient, type EmulatorNumber } from '../state.js';
 
 /** A MessagingClientNumberResponse content row. */
@@ -17,19 +17,15 @@ export interface NumberLookupRow {
  * ordered by phone number.
  */
 export const numberRoutes: RouteGroup = (router, { state, prefixes }) => {
-  router.add({
-    method: 'GET',
-    path: joinPath(prefixes.messaging, '/Messaging/MessagingClientNumbers/getForCurrentLoginUser'),
-    auth: true,
-    handler({ auth, query }) {
-      const { page, size } = readPageQuery(query);
-      const search = (query.get('searchString') ?? '').trim();
-      const digits = search.replace(/^\+/, '');
-      const rows: NumberLookupRow[] = numbersOfClient(state, auth.client.id)
-        .filter((number) => number.messagingNumber.number.includes(digits))
-        .sort((a, b) => a.messagingNumber.number.localeCompare(b.messagingNumber.number))
-        .map((number) => ({ id: number.id, messagingNumber: { ...number.messagingNumber } }));
-      return { status: 200, body: toPage(rows, page, size) };
-    },
+  const path = joinPath(prefixes.messaging, '/Messaging/MessagingClientNumbers/getForCurrentLoginUser');
+  routesOf(router, true).get(path, ({ auth, query }) => {
+    const { page, size } = readPageQuery(query);
+    const search = (query.get('searchString') ?? '').trim();
+    const digits = search.replace(/^\+/, '');
+    const rows: NumberLookupRow[] = numbersOfClient(state, auth.client.id)
+      .filter((number) => number.messagingNumber.number.includes(digits))
+      .sort((a, b) => a.messagingNumber.number.localeCompare(b.messagingNumber.number))
+      .map((number) => ({ id: number.id, messagingNumber: { ...number.messagingNumber } }));
+    return { body: toPage(rows, page, size) };
   });
 };

@@ -7,7 +7,7 @@ import {
 import type { RouteGroup } from '../context.js';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 import { readPageQuery, toPage } from '../http/page.js';
-import { joinPath } from '../http/router.js';
+import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import type { EmulatorState, EmulatorUser } from '../state.js';
 import {
@@ -69,118 +69,61 @@ function applyCredentials(
  * behave exactly like their api/v1 replacements.
  */
 export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const base = joinPath(prefixes.messaging, SYSTEM_USERS_PATH);
+  const on = routesOf(router, true, joinPath(prefixes.messaging, SYSTEM_USERS_PATH));
   const render = (user: EmulatorUser): SystemUser => toSystemUser(state, user);
 
-  router.add({
-    method: 'POST',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const input = parseBody(systemUserCreateSchema, body);
-      const client = resolveClient(state, auth, input.clientRef);
-      const password =
-        typeof input.password === 'string' && input.password !== '' && input.password !== MASKED_PASSWORD
-          ? input.password
-          : null;
-      const { user } = createUser(state, client, input, {
-        apiKey: typeof input.apiKey === 'string' ? input.apiKey : generateApiKey(),
-        password,
-      });
-      const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
-      // a caller-chosen tempPassword only replaces the generated one when no password was given
-      applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
-      // point 7: the temporary password is returned once, here; every later rendering masks it
-      return { status: 200, body: { ...render(user), tempPassword: user.tempPassword } };
-    },
+  on.post('', ({ auth, body }) => {
+    const input = parseBody(systemUserCreateSchema, body);
+    const client = resolveClient(state, auth, input.clientRef);
+    const password =
+      typeof input.password === 'string' && input.password !== '' && input.password !== MASKED_PASSWORD
+        ? input.password
+        : null;
+    const { user } = createUser(state, client, input, {
+      apiKey: typeof input.apiKey === 'string' ? input.apiKey : generateApiKey(),
+      password,
+    });
+    const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
+    // a caller-chosen tempPassword only replaces the generated one when no password was given
+    applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
+    // point 7: the temporary password is returned once, here; every later rendering masks it
+    return { body: { ...render(user), tempPassword: user.tempPassword } };
   });
-
-  router.add({
-    method: 'PUT',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const { id, ...input } = parseBody(systemUserUpdateSchema, body);
-      const user = userOfClient(state, auth.client.id, id);
-      if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
-      applyUserSettings(state, user, input);
-      applyCredentials(state, user, input);
-      return { status: 200, body: render(user) };
-    },
+  on.put('', ({ auth, body }) => {
+    const { id, ...input } = parseBody(systemUserUpdateSchema, body);
+    const user = userOfClient(state, auth.client.id, id);
+    if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
+    applyUserSettings(state, user, input);
+    applyCredentials(state, user, input);
+    return { body: render(user) };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/getCurrentLoginSystemUser`,
-    auth: true,
-    handler: ({ auth }) => ({ status: 200, body: render(auth.user) }),
+  on.get('/getCurrentLoginSystemUser', ({ auth }) => ({ body: render(auth.user) }));
+  on.get('/getCurrentClientUsers', ({ auth }) => {
+    // Authentication, point 5: supervisor live-chat role only
+    if (auth.user.liveChatRole !== 'SUPERVISOR') {
+      throw new ForbiddenError('getCurrentClientUsers requires the SUPERVISOR live-chat role');
+    }
+    return { body: liveUsersOfClient(state, auth.client.id).map(render) };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/getCurrentClientUsers`,
-    auth: true,
-    handler({ auth }) {
-      // Authentication, point 5: supervisor live-chat role only
-      if (auth.user.liveChatRole !== 'SUPERVISOR') {
-        throw new ForbiddenError('getCurrentClientUsers requires the SUPERVISOR live-chat role');
-      }
-      return { status: 200, body: liveUsersOfClient(state, auth.client.id).map(render) };
-    },
+  on.get('/getUsersForClient', ({ auth, query }) => {
+    const clientRef = query.get('clientRef');
+    if (clientRef === null || clientRef === '') {
+      throw new BadRequestError('clientRef: required query parameter', { field: 'clientRef' });
+    }
+    const { page, size } = readPageQuery(query);
+    const client = resolveClient(state, auth, clientRef);
+    const rows = liveUsersOfClient(state, client.id).map(render);
+    // the documented shape: content, totalElements, totalPages
+    const { content, totalElements, totalPages } = toPage(rows, page, size);
+    return { body: { content, totalElements, totalPages } };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/getUsersForClient`,
-    auth: true,
-    handler({ auth, query }) {
-      const clientRef = query.get('clientRef');
-      if (clientRef === null || clientRef === '') {
-        throw new BadRequestError('clientRef: required query parameter', { field: 'clientRef' });
-      }
-      const { page, size } = readPageQuery(query);
-      const client = resolveClient(state, auth, clientRef);
-      const { content, totalElements, totalPages } = toPage(
-        liveUsersOfClient(state, client.id).map(render),
-        page,
-        size,
-      );
-      // the documented shape: content, totalElements, totalPages
-      return { status: 200, body: { content, totalElements, totalPages } };
-    },
+  on.put('/changeAvailableStatus', ({ auth, body, query }) => {
+    changeAvailability(auth.user, body, query);
+    return { body: render(auth.user) };
   });
-
-  router.add({
-    method: 'PUT',
-    path: `${base}/changeAvailableStatus`,
-    auth: true,
-    handler({ auth, body, query }) {
-      changeAvailability(auth.user, body, query);
-      return { status: 200, body: render(auth.user) };
-    },
-  });
-
-  router.add({
-    method: 'PUT',
-    path: `${base}/updateAgentChatLimit`,
-    auth: true,
-    handler: ({ auth, body }) => ({
-      status: 200,
-      body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
-    }),
-  });
-
-  router.add({
-    method: 'POST',
-    path: `${base}/changePassword`,
-    auth: true,
-    handler: ({ auth, body }) => ({ status: 200, body: changePassword(auth.user, body) }),
-  });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/getMessagingCreditsForCurrentLoginUser`,
-    auth: true,
-    handler: ({ auth }) => ({ status: 200, body: creditsOf(auth.client) }),
-  });
+  on.put('/updateAgentChatLimit', ({ auth, body }) => ({
+    body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
+  }));
+  on.post('/changePassword', ({ auth, body }) => ({ body: changePassword(auth.user, body) }));
+  on.get('/getMessagingCreditsForCurrentLoginUser', ({ auth }) => ({ body: creditsOf(auth.client) }));
 };

@@ -18,8 +18,7 @@ import {
 import type { RouteGroup } from '../context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { readPageQuery, toPage } from '../http/page.js';
-import type { AuthContext } from '../http/router.js';
-import { joinPath } from '../http/router.js';
+import { joinPath, routesOf, type AuthContext } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import { userSeedSchema, type EmulatorClient, type EmulatorState, type EmulatorUser } from '../state.js';
 
@@ -263,109 +262,43 @@ export function toSystemUser(state: EmulatorState, user: EmulatorUser): SystemUs
  * choice: UserResponse for create/update/delete/availability/agent-chat-limit.
  */
 export const userRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const base = joinPath(prefixes.messaging, USERS_V1_PATH);
+  const on = routesOf(router, true, joinPath(prefixes.messaging, USERS_V1_PATH));
 
-  router.add({
-    method: 'GET',
-    path: `${base}/me`,
-    auth: true,
-    handler: ({ auth }) => ({ status: 200, body: toUserResponse(state, auth.user) }),
+  on.get('/me', ({ auth }) => ({ body: toUserResponse(state, auth.user) }));
+  on.get('', ({ auth }) => ({ body: liveUsersOfClient(state, auth.client.id).map(renderUserSummary) }));
+  on.post('', ({ auth, body }) => {
+    const input = parseBody(userCreateSchema, body);
+    const client = resolveClient(state, auth, input.clientRef);
+    const { user, temporaryPassword } = createUser(state, client, input, {
+      apiKey: generateApiKey(),
+      password: null,
+    });
+    return { body: { ...toUserResponse(state, user), temporaryPassword: temporaryPassword ?? '' } };
   });
-
-  router.add({
-    method: 'GET',
-    path: base,
-    auth: true,
-    handler: ({ auth }) => ({
-      status: 200,
-      body: liveUsersOfClient(state, auth.client.id).map((user) => renderUserSummary(user)),
-    }),
+  on.put('', ({ auth, body }) => {
+    const { id, ...settings } = parseBody(userUpdateSchema, body);
+    const user = userOfClient(state, auth.client.id, id);
+    applyUserSettings(state, user, settings);
+    return { body: toUserResponse(state, user) };
   });
-
-  router.add({
-    method: 'POST',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const input = parseBody(userCreateSchema, body);
-      const client = resolveClient(state, auth, input.clientRef);
-      const { user, temporaryPassword } = createUser(state, client, input, {
-        apiKey: generateApiKey(),
-        password: null,
-      });
-      return {
-        status: 200,
-        body: { ...toUserResponse(state, user), temporaryPassword: temporaryPassword ?? '' },
-      };
-    },
+  on.delete('/:id', ({ auth, params }) => {
+    const user = userOfClient(state, auth.client.id, params.id ?? '');
+    softDeleteUser(user);
+    return { body: toUserResponse(state, user) };
   });
-
-  router.add({
-    method: 'PUT',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const { id, ...settings } = parseBody(userUpdateSchema, body);
-      const user = userOfClient(state, auth.client.id, id);
-      applyUserSettings(state, user, settings);
-      return { status: 200, body: toUserResponse(state, user) };
-    },
+  on.get('/page', ({ auth, query }) => {
+    const { page, size } = readPageQuery(query);
+    const client = resolveClient(state, auth, query.get('clientRef') || undefined);
+    const rows = liveUsersOfClient(state, client.id).map((user) => toUserResponse(state, user));
+    return { body: toPage(rows, page, size) };
   });
-
-  router.add({
-    method: 'DELETE',
-    path: `${base}/:id`,
-    auth: true,
-    handler({ auth, params }) {
-      const user = userOfClient(state, auth.client.id, params.id ?? '');
-      softDeleteUser(user);
-      return { status: 200, body: toUserResponse(state, user) };
-    },
+  on.put('/availability', ({ auth, body, query }) => {
+    changeAvailability(auth.user, body, query);
+    return { body: toUserResponse(state, auth.user) };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/page`,
-    auth: true,
-    handler({ auth, query }) {
-      const { page, size } = readPageQuery(query);
-      const client = resolveClient(state, auth, query.get('clientRef') || undefined);
-      const rows = liveUsersOfClient(state, client.id).map((user) => toUserResponse(state, user));
-      return { status: 200, body: toPage(rows, page, size) };
-    },
-  });
-
-  router.add({
-    method: 'PUT',
-    path: `${base}/availability`,
-    auth: true,
-    handler({ auth, body, query }) {
-      changeAvailability(auth.user, body, query);
-      return { status: 200, body: toUserResponse(state, auth.user) };
-    },
-  });
-
-  router.add({
-    method: 'PUT',
-    path: `${base}/agent-chat-limit`,
-    auth: true,
-    handler: ({ auth, body }) => ({
-      status: 200,
-      body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
-    }),
-  });
-
-  router.add({
-    method: 'POST',
-    path: `${base}/me/password/change`,
-    auth: true,
-    handler: ({ auth, body }) => ({ status: 200, body: changePassword(auth.user, body) }),
-  });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/me/credits`,
-    auth: true,
-    handler: ({ auth }) => ({ status: 200, body: creditsOf(auth.client) }),
-  });
+  on.put('/agent-chat-limit', ({ auth, body }) => ({
+    body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
+  }));
+  on.post('/me/password/change', ({ auth, body }) => ({ body: changePassword(auth.user, body) }));
+  on.get('/me/credits', ({ auth }) => ({ body: creditsOf(auth.client) }));
 };

@@ -10,7 +10,7 @@ import {
 import type { RouteGroup } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { readPageQuery, toPage } from '../http/page.js';
-import { joinPath } from '../http/router.js';
+import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import {
   findNumberByMessagingNumberId,
@@ -39,115 +39,79 @@ function ownConfig(state: EmulatorState, clientId: string, id: string): StoredWe
  * not shown in the documentation: the emulator answers 200 with the configuration row.
  */
 export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const base = joinPath(prefixes.messaging, '/Messaging/MessagingClientWebHook');
+  const on = routesOf(router, true, joinPath(prefixes.messaging, '/Messaging/MessagingClientWebHook'));
 
-  router.add({
-    method: 'POST',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const input = parseBody(webhookConfigCreateSchema, body);
-      const configs = webhookConfigsOfClient(state, auth.client.id);
-      let messagingNumberId: string | null = null;
-      let messagingNumberMsisdn: string | null = null;
-      if (typeof input.messagingNumberId === 'string') {
-        const number = findNumberByMessagingNumberId(state, input.messagingNumberId);
-        // scope rule 6: the number must belong to the caller's client
-        if (number?.clientId !== auth.client.id) {
-          const linkIdGiven = state.numbers.get(input.messagingNumberId)?.clientId === auth.client.id;
-          throw new ForbiddenError(
-            linkIdGiven
-              ? `messagingNumberId ${input.messagingNumberId} is a client-number link id; send the nested messagingNumber.id`
-              : `messagingNumberId ${input.messagingNumberId} is not linked to your client`,
-            { field: 'messagingNumberId' },
-          );
-        }
-        messagingNumberId = number.messagingNumber.id;
-        messagingNumberMsisdn = number.messagingNumber.number;
-      }
-      // scope rule 5: one default per client, one override per (client, number)
-      const conflict = findScopeConflict(configs, messagingNumberId);
-      if (conflict !== undefined) {
-        throw new ConflictError(
-          messagingNumberId === null
-            ? `The client already has a default webhook configuration (${conflict.id})`
-            : `Number ${messagingNumberMsisdn ?? messagingNumberId} already has an override (${conflict.id})`,
-          { details: { existingId: conflict.id } },
+  on.post('', ({ auth, body }) => {
+    const input = parseBody(webhookConfigCreateSchema, body);
+    const configs = webhookConfigsOfClient(state, auth.client.id);
+    let messagingNumberId: string | null = null;
+    let messagingNumberMsisdn: string | null = null;
+    if (typeof input.messagingNumberId === 'string') {
+      const number = findNumberByMessagingNumberId(state, input.messagingNumberId);
+      // scope rule 6: the number must belong to the caller's client
+      if (number?.clientId !== auth.client.id) {
+        const linkIdGiven = state.numbers.get(input.messagingNumberId)?.clientId === auth.client.id;
+        throw new ForbiddenError(
+          linkIdGiven
+            ? `messagingNumberId ${input.messagingNumberId} is a client-number link id; send the nested messagingNumber.id`
+            : `messagingNumberId ${input.messagingNumberId} is not linked to your client`,
+          { field: 'messagingNumberId' },
         );
       }
-      const config: StoredWebhookConfig = {
-        id: randomUUID(),
-        clientId: auth.client.id,
-        messagingNumberId,
-        messagingNumberMsisdn,
-        ...applyWebhookConfigSettings(undefined, input),
-      };
-      state.webhookConfigs.set(config.id, config);
-      return { status: 200, body: toWebhookConfigRow(config) };
-    },
+      messagingNumberId = number.messagingNumber.id;
+      messagingNumberMsisdn = number.messagingNumber.number;
+    }
+    // scope rule 5: one default per client, one override per (client, number)
+    const conflict = findScopeConflict(configs, messagingNumberId);
+    if (conflict !== undefined) {
+      throw new ConflictError(
+        messagingNumberId === null
+          ? `The client already has a default webhook configuration (${conflict.id})`
+          : `Number ${messagingNumberMsisdn ?? messagingNumberId} already has an override (${conflict.id})`,
+        { details: { existingId: conflict.id } },
+      );
+    }
+    const config: StoredWebhookConfig = {
+      id: randomUUID(),
+      clientId: auth.client.id,
+      messagingNumberId,
+      messagingNumberMsisdn,
+      ...applyWebhookConfigSettings(undefined, input),
+    };
+    state.webhookConfigs.set(config.id, config);
+    return { body: toWebhookConfigRow(config) };
   });
-
-  router.add({
-    method: 'PUT',
-    path: base,
-    auth: true,
-    handler({ auth, body }) {
-      const { id, messagingNumberId: _ignored, ...input } = parseBody(webhookConfigUpdateSchema, body);
-      const current = ownConfig(state, auth.client.id, id);
-      // scope rule 7: scope cannot change on update, so messagingNumberId is ignored
-      const { clientId, messagingNumberId, messagingNumberMsisdn } = current;
-      const {
-        id: _id,
-        clientId: _c,
-        messagingNumberId: _n,
-        messagingNumberMsisdn: _m,
-        ...settings
-      } = current;
-      const next: StoredWebhookConfig = {
-        id,
-        clientId,
-        messagingNumberId,
-        messagingNumberMsisdn,
-        ...applyWebhookConfigSettings(settings, input),
-      };
-      state.webhookConfigs.set(id, next);
-      return { status: 200, body: toWebhookConfigRow(next) };
-    },
+  on.put('', ({ auth, body }) => {
+    const { id, messagingNumberId: _ignored, ...input } = parseBody(webhookConfigUpdateSchema, body);
+    // scope rule 7: scope cannot change on update, so messagingNumberId is ignored
+    const current = ownConfig(state, auth.client.id, id);
+    const { clientId, messagingNumberId, messagingNumberMsisdn } = current;
+    const next: StoredWebhookConfig = {
+      id,
+      clientId,
+      messagingNumberId,
+      messagingNumberMsisdn,
+      ...applyWebhookConfigSettings(current, input),
+    };
+    state.webhookConfigs.set(id, next);
+    return { body: toWebhookConfigRow(next) };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/getForCurrentLoginUser`,
-    auth: true,
-    handler({ auth }) {
-      const found = findScopeConflict(webhookConfigsOfClient(state, auth.client.id), null);
-      if (found === undefined) throw new NotFoundError('The client has no default webhook configuration');
-      return { status: 200, body: toWebhookConfigRow(found) };
-    },
+  on.get('/getForCurrentLoginUser', ({ auth }) => {
+    const found = findScopeConflict(webhookConfigsOfClient(state, auth.client.id), null);
+    if (found === undefined) throw new NotFoundError('The client has no default webhook configuration');
+    return { body: toWebhookConfigRow(found) };
   });
-
-  router.add({
-    method: 'GET',
-    path: `${base}/list`,
-    auth: true,
-    handler({ auth, query }) {
-      const { page, size } = readPageQuery(query);
-      const rows = webhookConfigsOfClient(state, auth.client.id)
-        .sort(compareWebhookConfigsForList)
-        .map(toWebhookConfigRow);
-      return { status: 200, body: toPage(rows, page, size) };
-    },
+  on.get('/list', ({ auth, query }) => {
+    const { page, size } = readPageQuery(query);
+    const rows = webhookConfigsOfClient(state, auth.client.id)
+      .sort(compareWebhookConfigsForList)
+      .map(toWebhookConfigRow);
+    return { body: toPage(rows, page, size) };
   });
-
-  router.add({
-    method: 'DELETE',
-    path: `${base}/:id`,
-    auth: true,
-    handler({ auth, params }) {
-      const config = ownConfig(state, auth.client.id, params.id ?? '');
-      // scope rule 8 follows from resolution: nothing else refers to the deleted row
-      state.webhookConfigs.delete(config.id);
-      return { status: 200, body: toWebhookConfigRow(config) };
-    },
+  on.delete('/:id', ({ auth, params }) => {
+    const config = ownConfig(state, auth.client.id, params.id ?? '');
+    // scope rule 8 follows from resolution: nothing else refers to the deleted row
+    state.webhookConfigs.delete(config.id);
+    return { body: toWebhookConfigRow(config) };
   });
 };
