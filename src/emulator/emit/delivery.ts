@@ -185,7 +185,14 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   let agent: Agent | undefined;
   const listeners = new Set<(entry: DeliveryLogEntry | null) => void>();
   const changed = (entry: DeliveryLogEntry | null): void => {
-    for (const listener of listeners) listener(entry);
+    for (const listener of listeners) {
+      // a subscriber's bug must not stop a delivery half-way
+      try {
+        listener(entry);
+      } catch (error) {
+        options.logger.error({ err: error }, 'delivery log subscriber failed');
+      }
+    }
   };
   const headers = {
     ...options.headers,
@@ -344,7 +351,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
-      const text = (await response.body.text()).slice(0, 4096);
+      const text = await readHead(response.body, RESPONSE_BODY_BYTES);
       const status = response.statusCode;
       const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
       return { status, error, body: text };
@@ -420,4 +427,25 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
 
 function sleep(ms: number): Promise<void> {
   return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** How much of a receiver's answer the log keeps. */
+const RESPONSE_BODY_BYTES = 4096;
+
+/** The first `limit` bytes of a body as text; the rest is not read (the connection is dropped). */
+async function readHead(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit), { stream: true });
 }

@@ -178,8 +178,9 @@ function toEmulatorError(error: unknown, method: string, path: string): Emulator
   if (type === 'entity.too.large') {
     return new EmulatorError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
   }
-  // the body parser's other refusals (aborted request, unsupported content-encoding...)
-  if (typeof type === 'string' && typeof status === 'number' && status < 500) {
+  // the body parser's other refusals (aborted request, unsupported content-encoding, a body its
+  // inflater cannot decode: zlib's errors carry a 400 status but no type)
+  if (typeof status === 'number' && status >= 400 && status < 500) {
     return new BadRequestError(String(message), { field: 'body' });
   }
   return undefined;

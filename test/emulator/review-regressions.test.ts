@@ -1,0 +1,74 @@
+import http from 'node:http';
+import { gzipSync } from 'node:zlib';
+import request from 'supertest';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { SEED, T0 } from './harness.js';
+
+// Regressions found reading this round's change: a throwing log subscriber stalled a delivery,
+// a receiver's endless answer was read whole, and an undecodable compressed body was a 500.
+
+let emulator: Emulator;
+let receiver: http.Server;
+afterEach(async () => {
+  await emulator.close();
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+async function startWith(handler: http.RequestListener): Promise<void> {
+  receiver = http.createServer(handler);
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const { port } = receiver.address() as { port: number };
+  emulator = createEmulator({ retry: { attempts: 1 }, clock: T0 });
+  await request(emulator.listener)
+    .post('/Messaging/MessagingClientWebHook')
+    .set('authorization', SEED.supervisorKey)
+    .send({ incomingMessageURL: `http://127.0.0.1:${port}/incoming` })
+    .expect(200);
+}
+
+const say = () => emulator.customerMessage({ number: SEED.cloud.msisdn, from: '+27831118888', text: 'hi' });
+
+it('delivers even when a delivery-log subscriber throws', async () => {
+  await startWith((_req, res) => res.end('ok'));
+  emulator.subscribeDeliveries(() => {
+    throw new Error('subscriber bug');
+  });
+  say();
+  await emulator.idle();
+  expect(emulator.deliveries().map((entry) => entry.state)).toEqual(['delivered']);
+});
+
+it('keeps the first 4096 bytes of an answer without reading the rest (an endless body)', async () => {
+  await startWith((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const chunk = 'x'.repeat(65_536);
+    const timer = setInterval(() => res.write(chunk), 5); // never ends
+    res.on('close', () => clearInterval(timer));
+  });
+  say();
+  await emulator.idle();
+  const [entry] = emulator.deliveries();
+  expect(entry?.state).toBe('delivered');
+  expect(entry?.responseBody).toBe('x'.repeat(4096));
+});
+
+it('answers 400, not 500, to a compressed body it cannot decode', async () => {
+  await startWith((_req, res) => res.end());
+  const bad = await request(emulator.listener)
+    .post('/_emulator/clock/advance')
+    .set('content-type', 'application/json')
+    .set('content-encoding', 'gzip')
+    .send('{x}');
+  expect(bad.status).toBe(400);
+  expect(bad.body).toMatchObject({ code: 'BAD_REQUEST' });
+  // a body it can decode still works
+  const url = await emulator.listen();
+  const good = await fetch(`${url}/_emulator/clock/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    body: gzipSync(JSON.stringify({ ms: 1000 })),
+  });
+  expect(good.status).toBe(200);
+});
