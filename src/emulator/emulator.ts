@@ -305,6 +305,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const state = createEmptyState();
   const now = (): Date => new Date(clock.now());
   applySeed(state, resolveSeed(options.seed), now());
+  // The seed's users and keys: the inspector lists these API keys and no other (none made later).
+  const seedKeys = (): Set<string> => new Set([...state.users.values()].map((u) => `${u.id} ${u.apiKey}`));
+  let seeded = seedKeys();
 
   const faults = createFaultPlanner(createSeededRandom);
   const initialProbabilities = parseFaultOption(options.faults);
@@ -332,6 +335,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     clock,
     deliveries: () => deliverer.log(),
     subscribeDeliveries: (l) => deliverer.subscribe(l),
+    isSeedKey: (userId, apiKey) => seeded.has(`${userId} ${apiKey}`),
   });
   http.extensions.use((req, res, next) => inspector.handle(req, res, next));
   let server: Server | undefined;
@@ -396,6 +400,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
           (state[key as keyof EmulatorState] as Map<string, unknown>).set(id, record);
         }
       }
+      seeded = seedKeys();
     },
     describe() {
       const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';

@@ -180,3 +180,21 @@ describe('scope table view model (rules 1-4 and 8)', () => {
     expect(routeOf(SEED.lite.msisdn, 'incoming')?.reason).toBe('no default (rule 8)');
   });
 });
+
+describe('API keys on the page', () => {
+  it('lists the seed’s keys only: a key set later is not shown', async () => {
+    const before = await harness.api().get('/_emulator/inspector/view');
+    const keys = (before.body as { keys: { apiKey: string }[] }).keys.map((k) => k.apiKey);
+    expect(keys).toContain(SEED.supervisorKey);
+    const user = [...harness.emulator.state.users.values()].find((u) => u.apiKey === SEED.supervisorKey)!;
+    user.apiKey = 'sk_live_set_later';
+    const after = await harness
+      .api()
+      .get('/_emulator/inspector/view')
+      .set('authorization', 'sk_live_set_later');
+    const shown = JSON.stringify(after.body);
+    expect(shown).not.toContain('sk_live_set_later');
+    const page = await harness.api().get('/').set('accept', BROWSER_ACCEPT);
+    expect(page.text).not.toContain('sk_live_set_later');
+  });
+});

@@ -24,7 +24,10 @@ export interface Inspector {
 }
 
 /** What the inspector needs of the emulator. */
-export type InspectedEmulator = Pick<Emulator, 'state' | 'clock' | 'deliveries' | 'subscribeDeliveries'>;
+export type InspectedEmulator = Pick<Emulator, 'state' | 'clock' | 'deliveries' | 'subscribeDeliveries'> & {
+  /** True for a seed user's seeded key: the only keys the page lists. @default every key */
+  readonly isSeedKey?: (userId: string, apiKey: string) => boolean;
+};
 
 const CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +

@@ -80,7 +80,11 @@ export function nextStatuses(status: DeliveryStatus, voice: boolean): DeliverySt
 }
 
 /** Builds the view from the emulator's state, with the emulator's own scope resolution. */
-export function inspectorView(emulator: Pick<Emulator, 'state' | 'clock'>): InspectorView {
+export function inspectorView(
+  emulator: Pick<Emulator, 'state' | 'clock'> & {
+    readonly isSeedKey?: ((userId: string, apiKey: string) => boolean) | undefined;
+  },
+): InspectorView {
   const { state } = emulator;
   const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';
   const userName = (id: string | null): string | null => {
@@ -90,12 +94,15 @@ export function inspectorView(emulator: Pick<Emulator, 'state' | 'clock'>): Insp
   const msisdnOf = (linkId: string): string => state.numbers.get(linkId)?.messagingNumber.number ?? '';
   return {
     clock: emulator.clock.now(),
-    keys: [...state.users.values()].map((u) => ({
-      apiKey: u.apiKey,
-      email: u.email,
-      role: u.liveChatRole ?? u.role,
-      clientRef: refOf(u.clientId),
-    })),
+    // the seed's keys only (as the CLI prints them): a key set or made later is a credential
+    keys: [...state.users.values()]
+      .filter((u) => emulator.isSeedKey?.(u.id, u.apiKey) ?? true)
+      .map((u) => ({
+        apiKey: u.apiKey,
+        email: u.email,
+        role: u.liveChatRole ?? u.role,
+        clientRef: refOf(u.clientId),
+      })),
     numbers: [...state.numbers.values()].map((number) => {
       const configs = webhookConfigsOfClient(state, number.clientId);
       const session = state.sessions.get(number.id);
