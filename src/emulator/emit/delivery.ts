@@ -351,7 +351,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       });
-      const text = await readHead(response.body, RESPONSE_BODY_BYTES);
+      // a short answer of known length in one read (the common case); else its first bytes only
+      const length = Number(response.headers['content-length']);
+      const text =
+        length <= RESPONSE_BODY_BYTES
+          ? await response.body.text()
+          : await readHead(response.body, RESPONSE_BODY_BYTES);
       const status = response.statusCode;
       const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
       return { status, error, body: text };
