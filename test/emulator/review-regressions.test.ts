@@ -72,3 +72,36 @@ it('answers 400, not 500, to a compressed body it cannot decode', async () => {
   });
   expect(good.status).toBe(200);
 });
+
+it('ignores empty segments and trailing slashes in paths, as before the move to Express', async () => {
+  await startWith((_req, res) => res.end());
+  for (const path of ['/_emulator/state/', '/_emulator/state//', '/_emulator//state']) {
+    const response = await request(emulator.listener).get(path);
+    expect([path, response.status]).toEqual([path, 200]);
+  }
+  const missing = await request(emulator.listener).get('/_emulator/nothing//');
+  expect(missing.status).toBe(404);
+  expect(missing.body.message).toContain('/_emulator/nothing');
+});
+
+it('refuses a state-changing request from another site’s page, and takes its own page’s', async () => {
+  await startWith((_req, res) => res.end());
+  const url = await emulator.listen();
+  const post = (origin: string) =>
+    fetch(`${url}/_emulator/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin },
+      body: JSON.stringify({ ms: 1000 }),
+    });
+  const foreign = await post('http://evil.example');
+  expect(foreign.status).toBe(403);
+  expect(await foreign.json()).toMatchObject({ code: 'FORBIDDEN' });
+  expect((await post(new URL(url).origin)).status).toBe(200);
+  // API clients send no Origin: unchanged
+  const client = await fetch(`${url}/_emulator/clock/advance`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ms: 1000 }),
+  });
+  expect(client.status).toBe(200);
+});

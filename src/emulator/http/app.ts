@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { BadRequestError, EmulatorError, NotFoundError, toErrorResponse } from '../errors.js';
+import { BadRequestError, EmulatorError, ForbiddenError, NotFoundError, toErrorResponse } from '../errors.js';
 import type { EmulatorState } from '../state.js';
 import { authenticate } from './auth.js';
 import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
@@ -135,7 +135,17 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     } catch (error) {
       throw new BadRequestError('Malformed request target', { cause: error, field: 'url' });
     }
-    locals(res).path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    // A browser page of another site must not drive the emulator (a simple cross-site POST needs
+    // no CORS preflight): a browser names the page's origin; API clients send none.
+    const origin = req.headers.origin;
+    if (origin !== undefined && req.method !== 'GET' && req.method !== 'HEAD' && !sameHost(origin, req)) {
+      throw new ForbiddenError(`Cross-site request from ${origin} refused`);
+    }
+    // empty segments and trailing slashes do not count (as in the emulator before Express)
+    const collapsed = url.pathname.replace(/\/{2,}/g, '/');
+    const path = collapsed.length > 1 ? collapsed.replace(/\/$/, '') : collapsed;
+    if (path !== url.pathname) req.url = `${path}${url.search}`;
+    locals(res).path = path;
     locals(res).query = url.searchParams;
     next();
   });
@@ -155,6 +165,14 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     app(req, res, (error?: unknown) => onError(error ?? malformed, req, res, () => undefined));
   }) as RequestListener;
   return { extensions, listener };
+}
+
+function sameHost(origin: string, req: express.Request): boolean {
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
 }
 
 /** The body as the handlers see it: parsed JSON, or undefined when there was none. */
