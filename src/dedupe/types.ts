@@ -1,3 +1,5 @@
+import type { ComponentHealth } from '../dispatch/types.js';
+
 /**
  * Remembers which events were already accepted. `claim` is atomic: of two concurrent claims of
  * one key, exactly one wins.
@@ -20,6 +22,8 @@ export interface DedupeStore {
    * the same thing for a store that keeps no leases (the in-memory one). Optional.
    */
   forget?(key: string): void | Promise<void>;
+  /** Readiness, synchronously; `router.health()` adds its reasons. Optional. */
+  health?(): ComponentHealth;
   /** Releases resources (connections). */
   close?(): void | Promise<void>;
 }

@@ -131,6 +131,13 @@ export interface DispatcherCounts {
  * Runs accepted jobs through the callbacks. The in-memory dispatcher (p-queue) is the default;
  * `messaging-webhooks/redis` provides a durable one on BullMQ.
  */
+/** Readiness of one part of a receiver (a dedupe store, a dispatcher, a worker). */
+export interface ComponentHealth {
+  readonly ready: boolean;
+  /** Why not ready (`redis_unreachable`, `worker_not_running`); empty when ready. */
+  readonly reasons: readonly string[];
+}
+
 export interface Dispatcher {
   /** Takes a job. Resolves `accepted` only once the job will not be lost while the process is up (or durably stored). */
   enqueue(job: WebhookJob): EnqueueOutcome | Promise<EnqueueOutcome>;
@@ -148,4 +155,6 @@ export interface Dispatcher {
   withdraw?(): readonly UnfinishedJob[];
   /** Current gauges per type. */
   counts(type: WebhookType): DispatcherCounts;
+  /** Readiness, synchronously; `router.health()` adds its reasons. Optional. */
+  health?(): ComponentHealth;
 }

@@ -660,10 +660,9 @@ export function createWebhookPipeline(
       // has to answer 503 (issue 15).
       if (queueThreshold !== undefined && unfinished >= queueThreshold) reasons.push('queue_over_threshold');
       // A store or dispatcher with a health() of its own (the Redis ones: `redis_unreachable`).
-      for (const part of [store, dispatcher] as ({ health?: unknown } | undefined)[]) {
-        if (typeof part?.health !== 'function') continue;
-        const more = ((part.health as () => unknown).call(part) as { reasons?: unknown } | undefined)
-          ?.reasons;
+      for (const part of [store, dispatcher]) {
+        const more: unknown = part?.health?.().reasons;
+        // a store or dispatcher of the user's may answer anything: strings only, each once
         if (!Array.isArray(more)) continue;
         for (const reason of more as unknown[]) {
           if (typeof reason === 'string' && !reasons.includes(reason)) reasons.push(reason);

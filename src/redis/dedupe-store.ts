@@ -7,7 +7,7 @@ import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { checkOptions } from '../util/options.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS } from './option-keys.js';
-import { createRedisProbe, type ComponentHealth } from './health.js';
+import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -314,8 +314,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
       await client.eval(RELEASE, 1, full, DONE);
     },
     ready: () => firstReady,
-    health: () =>
-      reachable() ? { ready: true, reasons: [] } : { ready: false, reasons: ['redis_unreachable'] },
+    health: redisHealth(reachable),
     async close() {
       closed = true;
       clearTimeout(timer);

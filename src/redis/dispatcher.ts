@@ -23,7 +23,7 @@ import {
   resolveTopology,
   type QueueTopology,
 } from './queues.js';
-import { createRedisProbe, type ComponentHealth } from './health.js';
+import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
 
 /** Options of {@link createBullMQDispatcher}. */
 export interface BullMQDispatcherOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
@@ -196,8 +196,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       await closeClient(client);
       return drained;
     },
-    health: () =>
-      reachable() ? { ready: true, reasons: [] } : { ready: false, reasons: ['redis_unreachable'] },
+    health: redisHealth(reachable),
     queues() {
       if (deadQueue === undefined) {
         deadQueue = new Queue(topology.deadLetterName, {

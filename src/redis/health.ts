@@ -1,11 +1,18 @@
 import type { Redis } from 'ioredis';
+import type { ComponentHealth } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 
-/** Readiness of one part (a Redis dedupe store, a BullMQ dispatcher or worker). */
-export interface ComponentHealth {
-  readonly ready: boolean;
-  /** Why not ready (`redis_unreachable`, `worker_not_running`); empty when ready. */
-  readonly reasons: readonly string[];
+export type { ComponentHealth } from '../dispatch/types.js';
+
+const READY: ComponentHealth = Object.freeze({ ready: true, reasons: Object.freeze([]) });
+const UNREACHABLE: ComponentHealth = Object.freeze({
+  ready: false,
+  reasons: Object.freeze(['redis_unreachable']),
+});
+
+/** The `health()` of a part whose only reason is its Redis connection (`createRedisProbe`). */
+export function redisHealth(reachable: () => boolean): () => ComponentHealth {
+  return () => (reachable() ? READY : UNREACHABLE);
 }
 
 /** Shortest time between two background PINGs of one client. */
