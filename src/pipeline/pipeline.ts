@@ -406,7 +406,7 @@ export function createWebhookPipeline(
   const release = (key: string) => store!.release(key);
   const confirm = (key: string) => store!.confirm!(key);
   // A confirmed claim of an event accepted but not handled: forgotten so a replay runs it.
-  const forget = (key: string) => (store!.forget === undefined ? store!.release(key) : store!.forget(key));
+  const forget = store?.forget === undefined ? release : (key: string) => store.forget!(key);
   const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
 
   const forgetting = new Set<Promise<unknown>>();
