@@ -7,20 +7,10 @@
 //   exporter that drops every span, with an AsyncLocalStorage context manager: the cost of
 //   making, recording and handing over the spans.
 // Reports its port once listening, then answers `probe` until stopped, as bench/server.js does.
-import http from 'node:http';
-import { createNodeHandler } from '../dist/index.js';
-import { serveCommands } from './lib/proc.js';
+import { instantReceiver, serveReceiver } from './lib/node-receiver.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
-const handler = async () => {};
-const receiver = createNodeHandler({
-  basePath: '/webhooks',
-  onIncoming: handler,
-  onStatus: handler,
-  onSession: handler,
-  onEvent: handler,
-  onChatbot: handler,
-});
+const receiver = instantReceiver();
 let exported = 0;
 if (config.kind === 'node-handler-otel-noop') {
   const { traceWebhooks } = await import('../dist/otel/index.js');
@@ -43,16 +33,4 @@ if (config.kind === 'node-handler-otel-noop') {
 } else if (config.kind !== 'node-handler') {
   throw new Error(`unknown otel server kind ${config.kind}`);
 }
-const server = http.createServer(receiver);
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-
-serveCommands({
-  probe: () => ({
-    cpu: process.cpuUsage(),
-    memory: process.memoryUsage(),
-    stats: receiver.stats(),
-    exported,
-    at: process.hrtime.bigint().toString(),
-  }),
-});
-process.send({ ready: true, port: server.address().port });
+await serveReceiver(receiver, () => ({ exported }));
