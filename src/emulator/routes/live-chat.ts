@@ -4,8 +4,8 @@ import {
   ALWAYS_COPIED_PARTICIPANT_FLAGS,
   chatParticipantTerminateSchema,
   renderChatParticipant,
-  type ChatParticipant,
-  type ChatParticipantView,
+  type SystemUser,
+  type UserResponse,
 } from '../../schemas/index.js';
 import type { RouteGroup } from '../context.js';
 import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
@@ -39,38 +39,15 @@ export const CHAT_V2_PATHS = {
   reopen: '/v2/ChatParticipant/:id/reopen',
 } as const;
 
-/** String fields merged by rule 1 (non-null given → stored; null or omitted → kept). */
-const MERGED_STRING_FIELDS = [
-  'firstName',
-  'lastName',
-  'fullName',
-  'username',
-  'parentUserId',
-  'email',
-  'subject',
-  'lastMessageTime',
-  'customerLastMessageTime',
-  'conversationStatus',
-  'openedBy',
-  'terminatedBy',
-  'companyName',
-  'accountNumber',
-  'activeFlow',
-  'nodeName',
-  'botName',
-  'timezone',
-  'gstn',
-  'ctn',
-] as const satisfies readonly (keyof EmulatorChatParticipant)[];
-
 /**
- * Booleans outside rule 3. The documentation does not say how they merge; the emulator treats
- * them like rule 1: a non-null value is stored, null or omitted keeps the stored one.
+ * The body fields merged by rule 1: every field of the request schema but the id, the agents
+ * and rule 3's flags. Its booleans (unread, rated, expectingRating) are not covered by the
+ * documentation; the emulator treats them like rule 1: a non-null value is stored, null or
+ * omitted keeps the stored one.
  */
-const MERGED_BOOLEAN_FIELDS = ['unread', 'rated', 'expectingRating'] as const;
-
-/** The ChatParticipant body of terminateChatParticipantChat, validated. */
-export type TerminateRequest = z.output<typeof chatParticipantTerminateSchema>;
+const MERGED_FIELDS = Object.keys(chatParticipantTerminateSchema.shape).filter(
+  (field) => !['id', 'assignedTo', 'lastAssignedAgent', ...ALWAYS_COPIED_PARTICIPANT_FLAGS].includes(field),
+);
 
 /** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
 export function participantOfClient(
@@ -85,32 +62,20 @@ export function participantOfClient(
 }
 
 /**
- * Renders a stored participant for the deprecated terminateChatParticipantChat, the one
+ * Renders a stored participant: for the deprecated terminateChatParticipantChat, the one
  * operation that returns assignedTo/lastAssignedAgent as credential-bearing SystemUser objects
- * (it takes the whole object back, merge rule 4).
+ * (it takes the whole object back, merge rule 4), with `toSystemUser`; for GET ChatParticipant
+ * and the v2 operations (Authentication point 7: credentials come only from deprecated
+ * operations) with `toUserResponse`.
  */
-export function toChatParticipant(
+function renderParticipant<U extends SystemUser | UserResponse>(
   state: EmulatorState,
   participant: EmulatorChatParticipant,
-): ChatParticipant {
+  renderUser: (state: EmulatorState, user: EmulatorUser) => U,
+) {
   return renderChatParticipant(participant, (userId) => {
     const user = state.users.get(userId);
-    return user === undefined ? null : toSystemUser(state, user);
-  });
-}
-
-/**
- * Renders a stored participant for GET ChatParticipant and the v2 operations: Authentication
- * point 7, credentials come only from deprecated operations, so the agents are credential-free
- * UserResponse records.
- */
-export function toChatParticipantView(
-  state: EmulatorState,
-  participant: EmulatorChatParticipant,
-): ChatParticipantView {
-  return renderChatParticipant(participant, (userId) => {
-    const user = state.users.get(userId);
-    return user === undefined ? null : toUserResponse(state, user);
+    return user === undefined ? null : renderUser(state, user);
   });
 }
 
@@ -190,7 +155,7 @@ function onTerminated(
 export function applyTerminateRequest(
   state: EmulatorState,
   participant: EmulatorChatParticipant,
-  request: TerminateRequest,
+  request: z.output<typeof chatParticipantTerminateSchema>,
   actor: EmulatorUser,
   now: Date,
 ): void {
@@ -211,17 +176,13 @@ export function applyTerminateRequest(
   if (wasClosed && !willBeClosed) assertReopenable(state, participant);
 
   // rule 1: non-null strings and objects merge, null/omitted are preserved
-  for (const field of MERGED_STRING_FIELDS) {
+  for (const field of MERGED_FIELDS) {
     const value = request[field];
-    if (typeof value === 'string') participant[field] = value;
+    if (typeof value === 'string' || typeof value === 'boolean') {
+      (participant as Record<string, unknown>)[field] = value;
+    }
   }
-  if (typeof request.team === 'string') participant.team = request.team;
-  if (typeof request.channel === 'string') participant.channel = request.channel;
   if (lastAssigned !== undefined) participant.lastAssignedAgent = lastAssigned.id;
-  for (const field of MERGED_BOOLEAN_FIELDS) {
-    const value = request[field];
-    if (typeof value === 'boolean') participant[field] = value;
-  }
   // rule 2: assignedTo omitted or null clears the assignment (no move to lastAssignedAgent)
   participant.assignedTo = assigned === null ? null : assigned.id;
   // rule 3: the five booleans are always copied; omitted or null is false
@@ -250,13 +211,13 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
     if (id === null || id === '') {
       throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
     }
-    return { body: toChatParticipantView(state, participantOfClient(state, auth.client.id, id)) };
+    return { body: renderParticipant(state, participantOfClient(state, auth.client.id, id), toUserResponse) };
   });
   on.put(joinPath(prefixes.chat, TERMINATE_CHAT_PATH), ({ auth, body }) => {
     const request = parseBody(chatParticipantTerminateSchema, body);
     const participant = participantOfClient(state, auth.client.id, request.id);
     applyTerminateRequest(state, participant, request, auth.user, context.now());
-    return { body: toChatParticipant(state, participant) };
+    return { body: renderParticipant(state, participant, toSystemUser) };
   });
   on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.terminate), ({ auth, params }) => {
     const participant = participantOfClient(state, auth.client.id, params.id ?? '');
@@ -265,7 +226,7 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
     }
     participant.conversationClosed = true;
     onTerminated(state, participant, auth.user, 'terminateV2', context.now());
-    return { body: toChatParticipantView(state, participant) };
+    return { body: renderParticipant(state, participant, toUserResponse) };
   });
   on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.reopen), ({ auth, params }) => {
     const participant = participantOfClient(state, auth.client.id, params.id ?? '');
@@ -275,6 +236,6 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
     assertReopenable(state, participant);
     participant.conversationClosed = false;
     participant.openedBy = auth.user.email;
-    return { body: toChatParticipantView(state, participant) };
+    return { body: renderParticipant(state, participant, toUserResponse) };
   });
 };
