@@ -3,11 +3,14 @@ import type { z } from 'zod';
 import {
   agentChatLimitSchema,
   availabilityChangeSchema,
+  CREDENTIAL_FIELDS,
   passwordChangeSchema,
+  renderClient,
   renderSystemUser,
   renderUserResponse,
   renderUserSummary,
   userCreateSchema,
+  userCreditsSchema,
   userUpdateSchema,
   type CredentialField,
   type MessageResponse,
@@ -62,11 +65,6 @@ export function liveUsersOfClient(state: EmulatorState, clientId: string): Emula
   return [...state.users.values()].filter((user) => user.clientId === clientId && !user.deleted);
 }
 
-/** A fresh one-time temporary password. */
-export function generateTemporaryPassword(): string {
-  return `Tmp-${randomBytes(9).toString('base64url')}`;
-}
-
 /** A fresh API key. */
 export function generateApiKey(): string {
   return `emu-${randomUUID()}`;
@@ -103,6 +101,11 @@ function assertTeamsOfClient(state: EmulatorState, clientId: string, teamIds: re
 /** The non-credential settings a create or update may carry. */
 type UserSettings = Omit<z.output<typeof userUpdateSchema>, 'id' | CredentialField>;
 
+/** The keys of {@link UserSettings}: what userUpdateSchema accepts, but the id and credentials. */
+const USER_SETTING_KEYS = Object.keys(userUpdateSchema.shape).filter(
+  (key) => key !== 'id' && !(CREDENTIAL_FIELDS as readonly string[]).includes(key),
+) as (keyof UserSettings)[];
+
 /**
  * Applies create/update settings to a user (after validating teams and e-mail uniqueness).
  * Fields not given are kept; null clears the nullable ones.
@@ -110,34 +113,11 @@ type UserSettings = Omit<z.output<typeof userUpdateSchema>, 'id' | CredentialFie
 export function applyUserSettings(state: EmulatorState, user: EmulatorUser, input: UserSettings): void {
   if (input.email !== undefined) assertEmailFree(state, input.email, user.id);
   if (input.teamIds !== undefined) assertTeamsOfClient(state, user.clientId, input.teamIds);
-  if (input.email !== undefined) user.email = input.email;
-  if (input.firstName !== undefined) user.firstName = input.firstName;
-  if (input.lastName !== undefined) user.lastName = input.lastName;
-  if (input.role !== undefined) user.role = input.role;
-  if (input.liveChatRole !== undefined) user.liveChatRole = input.liveChatRole;
-  if (input.agentChatLimit !== undefined) user.agentChatLimit = input.agentChatLimit;
-  if (input.availabilityStatus !== undefined) user.availabilityStatus = input.availabilityStatus;
-  if (input.assignmentMessage !== undefined) user.assignmentMessage = input.assignmentMessage;
-  if (input.teamIds !== undefined) user.teamIds = [...input.teamIds];
-  // SystemUser fields the seed schema keeps as extra properties
-  for (const key of [
-    'primaryEmailAddress',
-    'mobileNumber',
-    'avatar',
-    'shouldGetNotifications',
-    'allowedSharedInbox',
-    'allowedUnassignedInbox',
-  ] as const) {
+  for (const key of USER_SETTING_KEYS) {
     const value = input[key];
-    if (value !== undefined) user[key] = value;
+    if (value !== undefined)
+      (user as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : value;
   }
-}
-
-/** Credentials a new user starts with. */
-export interface NewUserCredentials {
-  readonly apiKey: string;
-  /** The password; null: a temporary password is generated. */
-  readonly password: string | null;
 }
 
 /**
@@ -149,12 +129,13 @@ export function createUser(
   state: EmulatorState,
   client: EmulatorClient,
   input: UserSettings & { readonly email: string },
-  credentials: NewUserCredentials,
+  credentials: { readonly apiKey: string; readonly password: string | null },
 ): { user: EmulatorUser; temporaryPassword: string | null } {
   assertEmailFree(state, input.email);
   assertApiKeyFree(state, credentials.apiKey);
   if (input.teamIds !== undefined) assertTeamsOfClient(state, client.id, input.teamIds);
-  const temporaryPassword = credentials.password === null ? generateTemporaryPassword() : null;
+  const temporaryPassword =
+    credentials.password === null ? `Tmp-${randomBytes(9).toString('base64url')}` : null;
   const seeded = userSeedSchema.parse({
     clientRef: client.clientRef,
     email: input.email,
@@ -230,17 +211,7 @@ export function setAgentChatLimit(state: EmulatorState, auth: AuthContext, body:
 
 /** The caller's credit balance (shape not shown: the Client balances). */
 export function creditsOf(client: EmulatorClient): UserCredits {
-  const n = (key: string): number => {
-    const value = client[key];
-    return typeof value === 'number' ? value : 0;
-  };
-  return {
-    clientRef: client.clientRef,
-    clientMessagingBalance: client.clientMessagingBalance,
-    clientSMSBalance: n('clientSMSBalance'),
-    userInitiatedConversationBalance: n('userInitiatedConversationBalance'),
-    businessInitiatedConversationBalance: n('businessInitiatedConversationBalance'),
-  };
+  return userCreditsSchema.parse(renderClient(client));
 }
 
 /** Renders a stored user as a credential-free UserResponse. */
