@@ -31,7 +31,7 @@ export type {
 } from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
-export type { Page } from './http/page.js';
+export type { Page } from '../schemas/index.js';
 export type { DeliveryAttempt, DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
 export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
 export { CONTROL_PREFIX } from './routes/control.js';

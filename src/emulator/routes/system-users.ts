@@ -1,7 +1,9 @@
 import {
+  CREDENTIAL_FIELDS,
   MASKED_PASSWORD,
   systemUserCreateSchema,
   systemUserUpdateSchema,
+  type CredentialField,
   type SystemUser,
 } from '../../schemas/index.js';
 import type { RouteGroup } from '../context.js';
@@ -29,21 +31,15 @@ import {
 /** The path of the deprecated SystemUsers operations under `{messaging_prefix}`. */
 export const SYSTEM_USERS_PATH = '/Messaging/SystemUsers';
 
-/** The credential fields the deprecated create/update store as given (besides password and apiKey). */
-const STORED_CREDENTIALS = [
-  'tempPassword',
-  'loginToken',
-  'emailVerificationKey',
-  'passwordResetKey',
-  'applicationKey',
-] as const;
+/** The credentials the deprecated create/update accept (systemUserUpdateSchema) and store as given. */
+const STORED_CREDENTIALS = CREDENTIAL_FIELDS.filter(
+  (key) => key in systemUserUpdateSchema.shape && key !== 'password' && key !== 'apiKey',
+);
 
 function applyCredentials(
   state: EmulatorState,
   user: EmulatorUser,
-  input: {
-    readonly [K in (typeof STORED_CREDENTIALS)[number] | 'password' | 'apiKey']?: string | null | undefined;
-  },
+  input: { readonly [K in CredentialField]?: string | null | undefined },
 ): void {
   if (typeof input.apiKey === 'string' && input.apiKey !== user.apiKey) {
     assertApiKeyFree(state, input.apiKey, user.id);
@@ -56,7 +52,9 @@ function applyCredentials(
   for (const key of STORED_CREDENTIALS) {
     const value = input[key];
     // the masked tempPassword of a fetched SystemUser sent back changes nothing either
-    if (value !== undefined && !(key === 'tempPassword' && value === MASKED_PASSWORD)) user[key] = value;
+    if (value !== undefined && !(key === 'tempPassword' && value === MASKED_PASSWORD)) {
+      (user as Record<string, unknown>)[key] = value;
+    }
   }
 }
 
