@@ -13,7 +13,6 @@ import {
   SESSION_STATUS_TYPE_OF,
   SESSION_STATUS_TYPES,
   shouldEmitChatbotEvent,
-  type ChatbotDirection,
   type PartnerEventType,
   type SessionStatusString,
   type SessionStatusType,
@@ -66,6 +65,8 @@ const faults = z.array(faultSchema).default([]);
  * such deliveries (`undocumented: true`). Never part of the payload. @default false
  */
 const undocumented = z.boolean().default(false);
+/** What every emission of a trigger carries from its input: the faults and the drift opt-in. */
+type EmissionInput = { readonly faults: z.output<typeof faults>; readonly undocumented?: boolean };
 
 /** Input of {@link Triggers.customerMessage}: a customer sends a message to one of your numbers. */
 export const customerMessageInputSchema = z.object({
@@ -404,42 +405,36 @@ export function createTriggers(
   function emitChatbot(
     number: EmulatorNumber,
     participant: EmulatorChatParticipant,
-    direction: ChatbotDirection,
-    fields: Omit<ChatbotEventInput, 'direction' | 'version' | 'participant' | 'timestamp' | 'messageId'>,
-    faultList: z.output<typeof faults>,
-    drift = false,
+    trigger: EmissionInput,
+    fields: Omit<ChatbotEventInput, 'version' | 'participant' | 'timestamp' | 'messageId'>,
   ): { delivery?: DeliveryLogEntry; payload?: Payload } {
     const config = emitter.configFor(number);
+    const { direction } = fields;
     if (!shouldEmitChatbotEvent(config, { direction, agentAssigned: participant.assignedTo !== null }))
       return {};
     const version = chatbotPayloadVersionOf(config);
     const payload = buildChatbotPayload(state, {
       ...fields,
-      direction,
       version,
       participant,
       timestamp: clock.now(),
       messageId: randomUUID(),
     });
     const delivery = emitter.emit('chatbot', number, payload, {
-      faults: faultList,
+      faults: trigger.faults,
       chatbotPayloadVersion: version,
-      undocumented: drift,
+      undocumented: trigger.undocumented ?? false,
       conversation: participant.id,
     });
     return delivery === undefined ? { payload } : { delivery, payload };
   }
 
-  function statusEmission(
-    message: OutboundMessage,
-    faultList: z.output<typeof faults>,
-    drift = false,
-  ): MessageResult {
+  function statusEmission(message: OutboundMessage, trigger: EmissionInput): MessageResult {
     const participant = participantOf(message.chatParticipantId);
     const payload = buildStatusPayload(state, message, participant);
     const delivery = emitter.emit('status', numberOfParticipant(participant), payload, {
-      faults: faultList,
-      undocumented: drift,
+      faults: trigger.faults,
+      undocumented: trigger.undocumented ?? false,
       conversation: participant.id,
     });
     return {
@@ -526,21 +521,15 @@ export function createTriggers(
           conversation: participant.id,
         }),
       ];
-      const chatbot = emitChatbot(
-        number,
-        participant,
-        'INCOMING',
-        {
-          messageType: input.contentType,
-          messageText: content.text,
-          mediaUrl: content.mediaUrl,
-          ctId: input.ctId,
-          quotedMessageId: input.quotedMessageId,
-          quotedText: input.quotedText,
-        },
-        input.faults,
-        input.undocumented,
-      );
+      const chatbot = emitChatbot(number, participant, input, {
+        direction: 'INCOMING',
+        messageType: input.contentType,
+        messageText: content.text,
+        mediaUrl: content.mediaUrl,
+        ctId: input.ctId,
+        quotedMessageId: input.quotedMessageId,
+        quotedText: input.quotedText,
+      });
       deliveries.push(chatbot.delivery);
       return {
         chatParticipantId: participant.id,
@@ -559,18 +548,12 @@ export function createTriggers(
       participant.lastOutboundTemplate = null;
       participant.lastMessageTime = iso();
       const combined = input.widgets !== undefined;
-      const chatbot = emitChatbot(
-        number,
-        participant,
-        'OUTGOING',
-        {
-          messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
-          messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
-          mediaUrl: input.mediaUrl,
-        },
-        input.faults,
-        input.undocumented,
-      );
+      const chatbot = emitChatbot(number, participant, input, {
+        direction: 'OUTGOING',
+        messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
+        messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
+        mediaUrl: input.mediaUrl,
+      });
       return {
         chatParticipantId: participant.id,
         deliveries: [chatbot.delivery].filter(defined),
@@ -586,17 +569,12 @@ export function createTriggers(
       const agent = outcome.agentId === null ? undefined : state.users.get(outcome.agentId);
       if (input.notify && agent !== undefined) {
         const number = numberOfParticipant(participant);
-        const chatbot = emitChatbot(
-          number,
-          participant,
-          'OUTGOING',
-          {
-            messageType: 'USER_ACTION',
-            messageText: agent.assignmentMessage ?? `Assigned to ${userDisplayName(agent)}`,
-            routedToAnotherTeam: outcome.routedToAnotherTeam,
-          },
-          input.faults,
-        );
+        const chatbot = emitChatbot(number, participant, input, {
+          direction: 'OUTGOING',
+          messageType: 'USER_ACTION',
+          messageText: agent.assignmentMessage ?? `Assigned to ${userDisplayName(agent)}`,
+          routedToAnotherTeam: outcome.routedToAnotherTeam,
+        });
         if (chatbot.delivery !== undefined) deliveries.push(chatbot.delivery);
       }
       return { ...outcome, deliveries };
@@ -639,7 +617,7 @@ export function createTriggers(
         errorCodeString: null,
       };
       state.messages.set(message.gstId, message);
-      return statusEmission(message, input.faults, input.undocumented);
+      return statusEmission(message, input);
     },
 
     updateMessageStatus(raw) {
@@ -676,7 +654,7 @@ export function createTriggers(
         else if (field === 'errorCode') message.errorCode = input.errorCode ?? '1000';
         else message.errorCodeString = input.errorCodeString ?? 'Message failed to send';
       }
-      return statusEmission(message, input.faults);
+      return statusEmission(message, input);
     },
 
     sessionChange(raw) {
