@@ -329,7 +329,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
   // runs before the API routes and the JSON 404/405; see http/app.ts.
   const http = createEmulatorApp({ router, state, logger, now });
-  const { listener } = http;
   const inspector = createInspector({
     state,
     clock,
@@ -349,11 +348,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     state,
     clock,
     prefixes,
-    listener,
+    listener: http.listener,
     router,
     async listen(port = 0, host = '127.0.0.1') {
       if (server !== undefined) throw new Error('The emulator is already listening');
-      const created = createServer(listener);
+      const created = createServer(http.listener);
       server = created;
       try {
         await once(created.listen(port, host), 'listening'); // rejects on an 'error' (port in use)

@@ -18,17 +18,7 @@ export { createSeededRandom } from './random.js';
 export type { RandomSource } from './random.js';
 export * from './errors.js';
 export type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
-export { createRouter, joinPath } from './http/router.js';
-export type {
-  AuthContext,
-  AuthedRouteRequest,
-  HttpMethod,
-  Route,
-  RouteRequest,
-  RouteResult,
-  Router,
-  RouteTable,
-} from './http/router.js';
+export * from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type { Page } from '../schemas/index.js';

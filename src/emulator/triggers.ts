@@ -230,19 +230,15 @@ export { PARTNER_EVENT_FIELDS };
 
 const PARTNER_COMMON_KEYS = new Set(Object.keys(partnerEventInputSchema.shape));
 
-function isPartnerEventType(value: string): value is PartnerEventType {
-  return (PARTNER_EVENT_TYPES as readonly string[]).includes(value);
-}
-
 /** The documented fields of a partner event, or a 400 naming the first field outside them. */
 function documentedPartnerFields(eventType: string, raw: Record<string, unknown>): Record<string, unknown> {
-  if (!isPartnerEventType(eventType)) {
+  if (!Object.hasOwn(PARTNER_EVENT_FIELDS, eventType)) {
     throw new BadRequestError(
       `eventType: expected one of ${PARTNER_EVENT_TYPES.join(', ')}, got ${JSON.stringify(eventType)} (undocumented: true sends it anyway)`,
       { field: 'eventType' },
     );
   }
-  const shape = PARTNER_EVENT_FIELDS[eventType];
+  const shape: z.ZodRawShape = PARTNER_EVENT_FIELDS[eventType as PartnerEventType];
   const extra = Object.keys(raw).find((key) => !PARTNER_COMMON_KEYS.has(key) && !Object.hasOwn(shape, key));
   if (extra !== undefined) {
     throw new BadRequestError(
@@ -250,7 +246,7 @@ function documentedPartnerFields(eventType: string, raw: Record<string, unknown>
       { field: extra },
     );
   }
-  const fields: Record<string, unknown> = parseBody(z.object(shape as z.ZodRawShape), raw);
+  const fields: Record<string, unknown> = parseBody(z.object(shape), raw);
   if (fields.rejectedReason !== undefined && fields.templateStatus !== 'REJECTED') {
     throw new BadRequestError('rejectedReason: only when templateStatus is REJECTED', {
       field: 'rejectedReason',

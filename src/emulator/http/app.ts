@@ -65,12 +65,8 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     const routes = [...options.router.list].sort((a, b) => literalSegments(b.path) - literalSegments(a.path));
     const built = express.Router({ caseSensitive: true });
     for (const route of routes) {
-      built[route.method.toLowerCase() as Lowercase<HttpMethod>](
-        route.path,
-        checkRoute(route),
-        readBody,
-        run(route),
-      );
+      const method = route.method.toLowerCase() as Lowercase<HttpMethod>;
+      built[method](route.path, checkRoute(route), readBody, run(route));
     }
     for (const path of new Set(routes.map((route) => route.path))) {
       const methods = routes.filter((route) => route.path === path).map((route) => route.method);
@@ -141,7 +137,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     if (origin !== undefined && req.method !== 'GET' && req.method !== 'HEAD' && !sameHost(origin, req)) {
       throw new ForbiddenError(`Cross-site request from ${origin} refused`);
     }
-    // empty segments and trailing slashes do not count (as in the emulator before Express)
+    // empty segments and trailing slashes do not count (Express alone allows a single trailing slash)
     const collapsed = url.pathname.replace(/\/{2,}/g, '/');
     const path = collapsed.length > 1 ? collapsed.replace(/\/$/, '') : collapsed;
     if (path !== url.pathname) req.url = `${path}${url.search}`;

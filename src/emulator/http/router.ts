@@ -60,7 +60,7 @@ export type Route =
 export interface Router {
   /** Adds a route; throws a TypeError when the same method and pattern is already registered. */
   add(route: Route): void;
-  /** Registered routes, for diagnostics (`GET /_emulator/routes`). */
+  /** Registered routes, for diagnostics (`GET /_emulator` lists them). */
   routes(): readonly Pick<Route, 'method' | 'path' | 'auth'>[];
 }
 
