@@ -256,9 +256,8 @@ function validateOptions(options: EmulatorOptions): void {
   }
 }
 
-function parseFaultOption(
-  probabilities: FaultProbabilities | undefined,
-): ReturnType<typeof faultProbabilitiesSchema.parse> | null {
+/** The `faults` option parsed, or a TypeError naming the field. */
+function parseFaultOption(probabilities: FaultProbabilities | undefined) {
   if (probabilities === undefined) return null;
   const parsed = faultProbabilitiesSchema.safeParse(probabilities);
   if (parsed.success) return parsed.data;

@@ -711,14 +711,13 @@ export function createTriggers(
 /** The content fields of a customer message, with the documented key fields filled in. */
 function incomingContent(input: z.output<typeof customerMessageInputSchema>): IncomingContent {
   const type = input.contentType;
-  const gstId = randomUUID();
+  const content = { messageContentType: type, gstId: randomUUID() };
   switch (type) {
     case 'TEXT':
-      return { messageContentType: type, gstId, text: input.text ?? '' };
+      return { ...content, text: input.text ?? '' };
     case 'MEDIA':
       return {
-        messageContentType: type,
-        gstId,
+        ...content,
         text: input.text,
         mediaUrl: input.mediaUrl ?? 'https://media.emulator.invalid/image.jpg',
         caption: input.caption,
@@ -726,8 +725,7 @@ function incomingContent(input: z.output<typeof customerMessageInputSchema>): In
       };
     case 'LOCATION':
       return {
-        messageContentType: type,
-        gstId,
+        ...content,
         latitude: input.latitude ?? '-33.9249',
         longitude: input.longitude ?? '18.4241',
         label: input.label,
@@ -737,8 +735,7 @@ function incomingContent(input: z.output<typeof customerMessageInputSchema>): In
     case 'INTERACTIVE':
     case 'CAROUSEL':
       return {
-        messageContentType: type,
-        gstId,
+        ...content,
         buttonText: input.buttonText ?? 'Yes',
         buttonPayload: input.buttonPayload ?? 'YES',
         text: input.text,
@@ -754,7 +751,7 @@ function incomingContent(input: z.output<typeof customerMessageInputSchema>): In
           field: 'contact',
         });
       }
-      return { messageContentType: type, gstId, text };
+      return { ...content, text };
     }
     case 'REACTION':
       if (input.reactedToGstId === undefined) {
@@ -763,6 +760,6 @@ function incomingContent(input: z.output<typeof customerMessageInputSchema>): In
         });
       }
       // empty or null text means the reaction was removed
-      return { messageContentType: type, gstId: input.reactedToGstId, text: input.text ?? '' };
+      return { ...content, gstId: input.reactedToGstId, text: input.text ?? '' };
   }
 }

@@ -50,7 +50,7 @@ const MERGED_FIELDS = Object.keys(chatParticipantTerminateSchema.shape).filter(
 );
 
 /** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
-export function participantOfClient(
+function participantOfClient(
   state: EmulatorState,
   clientId: string,
   id: string,
@@ -152,7 +152,7 @@ function onTerminated(
  * clientRef, messagingClientNumber, sender, phoneNumber, userId, createdTime. Everything is
  * validated before anything changes, so a 4xx leaves the participant untouched.
  */
-export function applyTerminateRequest(
+function applyTerminateRequest(
   state: EmulatorState,
   participant: EmulatorChatParticipant,
   request: z.output<typeof chatParticipantTerminateSchema>,

@@ -71,7 +71,7 @@ export function generateApiKey(): string {
 }
 
 /** 409 when `email` is used by another live user (e-mails are login names across the platform). */
-export function assertEmailFree(state: EmulatorState, email: string, exceptId?: string): void {
+function assertEmailFree(state: EmulatorState, email: string, exceptId?: string): void {
   for (const user of state.users.values()) {
     if (user.id !== exceptId && !user.deleted && user.email.toLowerCase() === email.toLowerCase()) {
       throw new ConflictError(`A user with e-mail ${email} already exists`, { field: 'email' });
@@ -160,7 +160,7 @@ export function createUser(
  * Soft delete (Delete a user): disabled, deleted, signed out (its API key answers 401, see
  * http/auth.ts; loginToken dropped), removed from every team; the record stays in state.
  */
-export function softDeleteUser(user: EmulatorUser): void {
+function softDeleteUser(user: EmulatorUser): void {
   user.disabled = true;
   user.deleted = true;
   user.teamIds = [];
