@@ -20,12 +20,6 @@ import {
 } from '../state.js';
 import { toSystemUser, toUserResponse } from './users.js';
 
-/*
- * Live chat (sections Terminate or reopen a chat; Chat participant closure). The deprecated
- * terminateChatParticipantChat is a merge of a whole ChatParticipant into the stored one, with
- * the documented surprises (rules 2 and 3); the v2 operations take only the chat id.
- */
-
 /** Path of the participant resource under `{chat_prefix}`: GET `?id=<chatParticipantId>`. */
 export const CHAT_PARTICIPANT_PATH = '/ChatParticipant';
 /** The deprecated terminate/reopen operation under `{chat_prefix}`. */

@@ -26,10 +26,8 @@ import { parseBody } from '../http/validate.js';
 import { userSeedSchema, type EmulatorClient, type EmulatorState, type EmulatorUser } from '../state.js';
 
 /*
- * User management, api/v1 (section User management, credential-free operations). Every
- * response is credential-free: users are rendered with renderUserResponse/renderUserSummary,
- * which pick non-credential fields only. The helpers below are shared with the deprecated
- * SystemUsers operations (routes/system-users.ts), which differ in what they render.
+ * User management, api/v1. The helpers below are shared with the deprecated SystemUsers
+ * operations (routes/system-users.ts), which differ in what they render.
  */
 
 /** The path of the api/v1 users operations under `{messaging_prefix}`. */
@@ -228,9 +226,10 @@ export function toSystemUser(state: EmulatorState, user: EmulatorUser): SystemUs
 /**
  * User management api/v1 under `{messaging_prefix}/Messaging/api/v1/users`: me, list
  * (UserSummary), create, update, delete, page, availability, agent-chat-limit, password change
- * and credits. No response carries a credential field; Create returns the one-time
- * `temporaryPassword`. Response bodies not shown in the documentation are the emulator's
- * choice: UserResponse for create/update/delete/availability/agent-chat-limit.
+ * and credits. No response carries a credential field (renderUserResponse/renderUserSummary
+ * pick non-credential fields only); Create returns the one-time `temporaryPassword`. Response
+ * bodies not shown in the documentation are the emulator's choice: UserResponse for
+ * create/update/delete/availability/agent-chat-limit.
  */
 export const userRoutes: RouteGroup = (router, { state, prefixes }) => {
   const on = routesOf(router, true, joinPath(prefixes.messaging, USERS_V1_PATH));
