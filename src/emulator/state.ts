@@ -470,32 +470,30 @@ export function bsuidFor(msisdn: string): string {
   return `BSUID.${msisdn.replace(/\D/g, '')}`;
 }
 
+/** The first record of a state Map that `match` accepts. */
+function findIn<T>(records: ReadonlyMap<string, T>, match: (record: T) => boolean): T | undefined {
+  for (const record of records.values()) if (match(record)) return record;
+  return undefined;
+}
+
 /** The client with a clientRef. */
 export function findClientByRef(state: EmulatorState, clientRef: string): EmulatorClient | undefined {
-  for (const client of state.clients.values()) if (client.clientRef === clientRef) return client;
-  return undefined;
+  return findIn(state.clients, (client) => client.clientRef === clientRef);
 }
 
 /** The user owning an API key, whether or not it is disabled (callers decide). */
 export function findUserByApiKey(state: EmulatorState, apiKey: string): EmulatorUser | undefined {
-  for (const user of state.users.values()) if (user.apiKey === apiKey) return user;
-  return undefined;
+  return findIn(state.users, (user) => user.apiKey === apiKey);
 }
 
 /** The number with a phone number (E.164, as stored). */
 export function findNumberByMsisdn(state: EmulatorState, msisdn: string): EmulatorNumber | undefined {
-  for (const number of state.numbers.values()) if (number.messagingNumber.number === msisdn) return number;
-  return undefined;
+  return findIn(state.numbers, (number) => number.messagingNumber.number === msisdn);
 }
 
 /** Finds a number by its nested messaging number id (the messagingNumberId of the webhook API). */
-export function findNumberByMessagingNumberId(
-  state: EmulatorState,
-  messagingNumberId: string,
-): EmulatorNumber | undefined {
-  for (const number of state.numbers.values())
-    if (number.messagingNumber.id === messagingNumberId) return number;
-  return undefined;
+export function findNumberByMessagingNumberId(state: EmulatorState, id: string): EmulatorNumber | undefined {
+  return findIn(state.numbers, (number) => number.messagingNumber.id === id);
 }
 
 /** Finds a number by msisdn, link id or nested number id: whatever a control call names it by. */
