@@ -379,20 +379,12 @@ export function createTriggers(
     }
   }
 
-  function participantFor(
-    number: EmulatorNumber,
-    customer: string,
-    userId?: string,
-  ): EmulatorChatParticipant {
-    const open = findOpenChatParticipant(state, number.id, customer);
+  /** The customer's open chat on the number, or a new one. */
+  function participantFor(number: EmulatorNumber, sender: string, userId?: string): EmulatorChatParticipant {
+    const open = findOpenChatParticipant(state, number.id, sender);
     if (open !== undefined) return open;
-    const created = newChatParticipant(
-      state,
-      number,
-      customer,
-      new Date(clock.now()),
-      userId === undefined ? {} : { userId },
-    );
+    const seed = userId === undefined ? {} : { userId };
+    const created = newChatParticipant(state, number, sender, new Date(clock.now()), seed);
     state.chatParticipants.set(created.id, created);
     return created;
   }

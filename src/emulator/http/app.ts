@@ -1,8 +1,7 @@
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { Logger } from 'pino';
 import { BadRequestError, EmulatorError, ForbiddenError, NotFoundError, toErrorResponse } from '../errors.js';
-import type { EmulatorState } from '../state.js';
+import type { EmulatorContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
 
@@ -13,14 +12,10 @@ import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
  * notes its methods, and the last handler answers 405 with them, or 404 when none matched.
  */
 
-/** Options of {@link createEmulatorApp}. */
-export interface EmulatorAppOptions {
+/** Options of {@link createEmulatorApp}: the route table, and the context its errors and keys need. */
+export type EmulatorAppOptions = Pick<EmulatorContext, 'state' | 'logger' | 'now'> & {
   readonly router: RouteTable;
-  readonly state: EmulatorState;
-  readonly logger: Logger;
-  /** The emulator clock as a Date (error timestamps). */
-  readonly now: () => Date;
-}
+};
 
 /** Largest accepted request body: 1 MiB. */
 const MAX_BODY_BYTES = 1_048_576;

@@ -44,14 +44,10 @@ const MERGED_FIELDS = Object.keys(chatParticipantTerminateSchema.shape).filter(
 );
 
 /** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
-function participantOfClient(
-  state: EmulatorState,
-  clientId: string,
-  id: string,
-  field = 'id',
-): EmulatorChatParticipant {
+function participantOfClient(state: EmulatorState, clientId: string, id: string): EmulatorChatParticipant {
   const participant = state.chatParticipants.get(id);
-  if (participant?.clientId !== clientId) throw new NotFoundError(`No chat participant ${id}`, { field });
+  if (participant?.clientId !== clientId)
+    throw new NotFoundError(`No chat participant ${id}`, { field: 'id' });
   return participant;
 }
 
