@@ -131,7 +131,6 @@ export function createUser(
 ): { user: EmulatorUser; temporaryPassword: string | null } {
   assertEmailFree(state, input.email);
   assertApiKeyFree(state, credentials.apiKey);
-  if (input.teamIds !== undefined) assertTeamsOfClient(state, client.id, input.teamIds);
   const temporaryPassword =
     credentials.password === null ? `Tmp-${randomBytes(9).toString('base64url')}` : null;
   const seeded = userSeedSchema.parse({
