@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { backoffDelay } from '../../dispatch/backoff.js';
 import type { WebhookType } from '../../schemas/index.js';
 import type { FaultKind, ResolvedFault } from './faults.js';
@@ -125,43 +125,7 @@ interface Job {
   readonly faults: readonly ResolvedFault[];
   readonly key: string;
   /** Scheduling order: lane heads start lowest first, so concurrency 1 is emission order. */
-  order?: number;
-}
-
-/** A min-heap of jobs by `order` (the heads of lanes waiting for a free slot). */
-function createReadyHeap(): { push(job: Job): void; pop(): Job | undefined; readonly size: number } {
-  const heap: Job[] = [];
-  const less = (a: number, b: number): boolean => (heap[a]?.order ?? 0) < (heap[b]?.order ?? 0);
-  const swap = (a: number, b: number): void => {
-    [heap[a], heap[b]] = [heap[b] as Job, heap[a] as Job];
-  };
-  return {
-    get size() {
-      return heap.length;
-    },
-    push(job) {
-      heap.push(job);
-      for (let i = heap.length - 1; i > 0 && less(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
-    },
-    pop() {
-      const top = heap[0];
-      const last = heap.pop();
-      if (heap.length > 0 && last !== undefined) {
-        heap[0] = last;
-        for (let i = 0; ;) {
-          const l = 2 * i + 1;
-          const r = l + 1;
-          let m = i;
-          if (l < heap.length && less(l, m)) m = l;
-          if (r < heap.length && less(r, m)) m = r;
-          if (m === i) break;
-          swap(i, m);
-          i = m;
-        }
-      }
-      return top;
-    },
-  };
+  order: number;
 }
 
 /**
@@ -180,11 +144,22 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   let held: Job[] = [];
   /** Per order key: its jobs, the head one running or waiting in `ready`. */
   const lanes = new Map<string, Job[]>();
-  const ready = createReadyHeap();
+  /** The lane heads waiting for a free slot, by `order` (a new lane's head goes last). */
+  const ready: Job[] = [];
+  const makeReady = (job: Job): void => {
+    let [low, high] = [0, ready.length];
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((ready[middle] as Job).order < job.order) low = middle + 1;
+      else high = middle;
+    }
+    ready.splice(low, 0, job);
+  };
   let idleWaiters: (() => void)[] = [];
   let agent: Agent | undefined;
   const listeners = new Set<(entry: DeliveryLogEntry | null) => void>();
   const changed = (entry: DeliveryLogEntry | null): void => {
+    if (listeners.size === 0) return;
     for (const listener of listeners) {
       // a subscriber's bug must not stop a delivery half-way
       try {
@@ -207,7 +182,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     const lane = lanes.get(job.key);
     if (lane === undefined) {
       lanes.set(job.key, [job]);
-      ready.push(job);
+      makeReady(job);
     } else {
       lane.push(job);
     }
@@ -215,29 +190,31 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   }
 
   function pump(): void {
-    while (active < options.concurrency && ready.size > 0) {
-      const job = ready.pop() as Job;
-      const lane = lanes.get(job.key) ?? [];
+    while (active < options.concurrency && ready.length > 0) {
       active += 1;
-      run(job)
-        .catch((error: unknown) => {
-          options.logger.error({ err: error, deliveryId: job.entry.id }, 'delivery crashed');
-        })
-        .finally(() => {
-          active -= 1;
-          pending -= 1;
-          lane.shift();
-          const next = lane[0];
-          if (next === undefined) lanes.delete(job.key);
-          else ready.push(next);
-          trim();
-          pump();
-          if (pending === 0) {
-            const waiters = idleWaiters;
-            idleWaiters = [];
-            for (const resolve of waiters) resolve();
-          }
-        });
+      void drive(ready.shift() as Job);
+    }
+  }
+
+  async function drive(job: Job): Promise<void> {
+    try {
+      await run(job);
+    } catch (error) {
+      options.logger.error({ err: error, deliveryId: job.entry.id }, 'delivery crashed');
+    }
+    active -= 1;
+    pending -= 1;
+    const lane = lanes.get(job.key) as Job[];
+    lane.shift();
+    const next = lane[0];
+    if (next === undefined) lanes.delete(job.key);
+    else makeReady(next);
+    trim();
+    pump();
+    if (pending === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
     }
   }
 
@@ -246,7 +223,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     while (entries.length > options.logLimit) {
       const finished = entries.findIndex((e) => e.state === 'delivered' || e.state === 'failed');
       if (finished < 0) return;
-      entries.splice(finished, 1);
+      // usually the oldest: shift() is cheap where splice(0, 1) cost ~17 µs per delivery at 10,000
+      if (finished === 0) entries.shift();
+      else entries.splice(finished, 1);
     }
   }
 
@@ -302,26 +281,28 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     for (let attempt = 1; attempt <= options.retry.attempts; attempt += 1) {
       entry.attempts = attempt;
       const started = performance.now();
-      const outcome =
-        attempt <= injectedFailures
-          ? { status: null, error: 'Injected failure (fault injection)' }
-          : await post(entry.url, body);
-      entry.latencyMs = attempt <= injectedFailures ? 0 : Math.round(performance.now() - started);
+      const injected = attempt <= injectedFailures;
+      const outcome = injected ? INJECTED_FAILURE : await post(entry.url, body);
+      entry.latencyMs = injected ? 0 : Math.round(performance.now() - started);
       entry.responseStatus = outcome.status;
       entry.error = outcome.error;
-      entry.responseBody = outcome.body ?? null;
-      const report: DeliveryAttempt = {
-        id: entry.id,
-        type: entry.type,
-        url: entry.url,
-        attempt,
-        status: outcome.status,
-        ms: entry.latencyMs,
-        error: outcome.error,
-        undocumented: entry.undocumented,
-      };
-      options.logger.debug(report, outcome.error === null ? 'delivered' : 'delivery attempt failed');
-      options.onAttempt?.(report);
+      entry.responseBody = outcome.body;
+      // the report is built only for someone who reads it (verbose, a debug logger)
+      if (options.onAttempt !== undefined || options.logger.isLevelEnabled('debug')) {
+        const { id, type, url, latencyMs: ms, error, undocumented } = entry;
+        const report: DeliveryAttempt = {
+          id,
+          type,
+          url,
+          attempt,
+          status: outcome.status,
+          ms,
+          error,
+          undocumented,
+        };
+        options.logger.debug(report, error === null ? 'delivered' : 'delivery attempt failed');
+        options.onAttempt?.(report);
+      }
       if (outcome.error === null) {
         entry.state = 'delivered';
         changed(entry);
@@ -334,44 +315,61 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     changed(entry);
   }
 
-  /** One POST over the keep-alive pool: 2xx is success; any other status, error or timeout fails. */
-  async function post(
-    url: string,
-    body: string,
-  ): Promise<{ status: number | null; error: string | null; body?: string }> {
-    agent ??= new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
-    try {
-      // the timeout: no response headers, or no body progress, within timeoutMs (undici's own
-      // timers, cheaper than an AbortSignal per request)
-      const response = await request(url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: agent,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      // a short answer of known length in one read (the common case); else its first bytes only
-      const length = Number(response.headers['content-length']);
-      const text =
-        length <= RESPONSE_BODY_BYTES
-          ? await response.body.text()
-          : await readHead(response.body, RESPONSE_BODY_BYTES);
-      const status = response.statusCode;
-      const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
-      return { status, error, body: text };
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        return { status: null, error: `Timed out after ${options.timeoutMs} ms` };
-      }
-      const cause = (error as { cause?: { message?: unknown } }).cause;
-      const message = error instanceof Error ? error.message : String(error);
-      return {
-        status: null,
-        error: typeof cause?.message === 'string' ? `${message}: ${cause.message}` : message,
+  /**
+   * One POST over the keep-alive pool: 2xx is success; any other status, error or timeout fails.
+   * undici's dispatch with a handler, not `request()`: no response stream nor body mixin per
+   * delivery (31 against 53 CPU µs per POST of the same body, interleaved on this machine).
+   */
+  function post(url: string, body: string): Promise<Outcome> {
+    // the timeout: no response headers, or no body progress, within timeoutMs (undici's own timers)
+    const { timeoutMs } = options;
+    agent ??= new Agent({
+      connections: options.concurrency,
+      keepAliveTimeout: 4000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status = 0;
+      const answered = (): void => {
+        const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
+        resolve({ status, error, body: decodeHead(chunks, size) });
       };
-    }
+      const failed = (error: Error & { code?: unknown }): void => {
+        const timedOut = error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT';
+        const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+        resolve({
+          status: null,
+          error: timedOut ? `Timed out after ${timeoutMs} ms` : error.message + cause,
+          body: null,
+        });
+      };
+      try {
+        const { origin, pathname, search } = new URL(url);
+        (agent as Agent).dispatch(
+          { origin, path: pathname + search, method: 'POST', headers, body },
+          {
+            onRequestStart: () => undefined, // the new handler interface: undici wraps it (required)
+            onResponseStart: (_controller, statusCode) => void (status = statusCode),
+            onResponseData(controller, chunk) {
+              chunks.push(chunk);
+              size += chunk.length;
+              // the log keeps the first bytes: the rest is not read (the connection is dropped)
+              if (size >= RESPONSE_BODY_BYTES) {
+                answered();
+                controller.abort(new Error('Answer head read'));
+              }
+            },
+            onResponseEnd: answered,
+            onResponseError: (_controller, error) => failed(error),
+          },
+        );
+      } catch (error) {
+        failed(error as Error); // a URL the log kept but undici refuses
+      }
+    });
   }
 
   function releaseHeld(): void {
@@ -393,7 +391,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         changed(job.entry);
         held.push(job);
       };
-      place({ entry, faults: request.faults, key });
+      place({ entry, faults: request.faults, key, order: 0 });
       // a held delivery goes out right after the next one: that is the reordering
       for (const job of released) schedule(job);
       if (request.faults.some((fault) => fault.kind === 'duplicate')) {
@@ -401,7 +399,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
           { ...request, faults: request.faults.filter((fault) => fault.kind !== 'duplicate') },
           entry.id,
         );
-        place({ entry: copy, faults: [], key });
+        place({ entry: copy, faults: [], key, order: 0 });
       }
       return entry;
     },
@@ -437,20 +435,17 @@ function sleep(ms: number): Promise<void> {
 /** How much of a receiver's answer the log keeps. */
 const RESPONSE_BODY_BYTES = 4096;
 
-/** The first `limit` bytes of a body as text; the rest is not read (the connection is dropped). */
-async function readHead(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  limit: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit), { stream: true });
+interface Outcome {
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly body: string | null;
+}
+const INJECTED_FAILURE: Outcome = { status: null, error: 'Injected failure (fault injection)', body: null };
+const utf8 = new TextDecoder();
+
+/** The answer's text, cut at `RESPONSE_BODY_BYTES` (an incomplete last character dropped). */
+function decodeHead(chunks: readonly Buffer[], size: number): string {
+  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  if (size <= RESPONSE_BODY_BYTES) return utf8.decode(bytes);
+  return new TextDecoder().decode(bytes.subarray(0, RESPONSE_BODY_BYTES), { stream: true });
 }

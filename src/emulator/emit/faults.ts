@@ -84,7 +84,7 @@ export function createFaultPlanner(createRandom: (seed: number) => RandomSource)
         faults.push(item.fault);
         item.remaining -= 1;
       }
-      pending = pending.filter((item) => item.remaining > 0);
+      if (pending.length > 0) pending = pending.filter((item) => item.remaining > 0);
       if (probabilities !== null) {
         // one draw per kind, always in the same order, so a seed replays exactly
         if (random() < probabilities.duplicate) faults.push({ kind: 'duplicate' });
