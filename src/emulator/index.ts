@@ -12,18 +12,31 @@
  */
 export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY } from './emulator.js';
 export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './emulator.js';
-export * from './clock.js';
-export * from './random.js';
+export { createClock } from './clock.js';
+export type { EmulatorClock, ClockOptions } from './clock.js';
+export { createSeededRandom } from './random.js';
+export type { RandomSource } from './random.js';
 export * from './errors.js';
 export type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
-export * from './http/router.js';
+export { createRouter, joinPath } from './http/router.js';
+export type {
+  AuthContext,
+  AuthedRouteRequest,
+  HttpMethod,
+  Route,
+  RouteRequest,
+  RouteResult,
+  Router,
+  RouteTable,
+} from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
-export type { Page } from '../schemas/index.js';
+export type { Page } from './http/page.js';
 export type { DeliveryAttempt, DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
 export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
 export { CONTROL_PREFIX } from './routes/control.js';
-export * from './agents.js';
+export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';
+export type { AssignmentOutcome } from './agents.js';
 export * from './state.js';
 export * from './triggers.js';
 export { API_ROUTE_GROUPS } from './routes/index.js';

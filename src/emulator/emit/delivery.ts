@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+// not the global: a test that fakes timers must not freeze a cut answer's abort
+import { setImmediate } from 'node:timers';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import { backoffDelay } from '../../dispatch/backoff.js';
@@ -301,7 +303,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
           undocumented,
         };
         options.logger.debug(report, error === null ? 'delivered' : 'delivery attempt failed');
-        options.onAttempt?.(report);
+        try {
+          options.onAttempt?.(report);
+        } catch (error) {
+          // the user's callback must not leave the delivery stuck in `delivering`
+          options.logger.error({ err: error }, 'onDeliveryAttempt failed');
+        }
       }
       if (outcome.error === null) {
         entry.state = 'delivered';
@@ -326,8 +333,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     agent ??= new Agent({
       connections: options.concurrency,
       keepAliveTimeout: 4000,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // whole milliseconds: undici's Client refuses a fractional timeout, which the option allows
+      headersTimeout: Math.ceil(timeoutMs),
+      bodyTimeout: Math.ceil(timeoutMs),
     });
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
@@ -354,12 +362,15 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
             onRequestStart: () => undefined, // the new handler interface: undici wraps it (required)
             onResponseStart: (_controller, statusCode) => void (status = statusCode),
             onResponseData(controller, chunk) {
+              if (size > RESPONSE_BODY_BYTES) return; // cut already: the rest is not kept
               chunks.push(chunk);
               size += chunk.length;
-              // the log keeps the first bytes: the rest is not read (the connection is dropped)
-              if (size >= RESPONSE_BODY_BYTES) {
+              if (size > RESPONSE_BODY_BYTES) {
                 answered();
-                controller.abort(new Error('Answer head read'));
+                // The log keeps the first bytes. Aborted a turn later: an answer already buffered
+                // completes in this parse and keeps its keep-alive connection (an abort now would
+                // close it); only an answer still arriving is cut, dropping its connection.
+                setImmediate(() => controller.abort(new Error('Answer head read')));
               }
             },
             onResponseEnd: answered,

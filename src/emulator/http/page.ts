@@ -1,5 +1,14 @@
-import type { Page } from '../../schemas/index.js';
 import { BadRequestError } from '../errors.js';
+
+/** The Page fields seen in the documentation. */
+export interface Page<T> {
+  readonly content: readonly T[];
+  readonly totalElements: number;
+  readonly totalPages: number;
+  /** Zero-based page index. */
+  readonly number: number;
+  readonly size: number;
+}
 
 /** Default page size when `size` is omitted (not shown in the documentation). */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -27,7 +36,7 @@ function readInt(query: URLSearchParams, name: string, fallback: number, min: nu
   return value;
 }
 
-/** Slices `items` into one page (`number` is the zero-based page index). */
+/** Slices `items` into one page. */
 export function toPage<T>(items: readonly T[], page: number, size: number): Page<T> {
   return {
     content: items.slice(page * size, page * size + size),
