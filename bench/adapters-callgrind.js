@@ -5,12 +5,17 @@
 // dumped: instructions ÷ requests, background threads (V8's compiler, GC helpers) included.
 //
 //   node bench/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
-//                                    [--warmup=3000] [--requests=2000] [--connections=8]
+//                                    [--warmup=3000] [--requests=2000] [--connections=8] [--keep]
+//
+// --keep: leave each dump (the measured window only) in /tmp and print its path, for
+// `callgrind_annotate --inclusive=yes <dump>`: which native functions (GC, hashing, Map lookups)
+// the instructions go to.
 //
 // Kinds: those of bench/adapters-server.js, and node-raw, node-handler of bench/server.js.
 // Slow (a server under callgrind runs ~50× slower): a few minutes per kind and type.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createBodyFactory } from './lib/bodies.js';
@@ -30,6 +35,7 @@ const CONNECTIONS = Number(args.get('connections') ?? 8);
 const NODE_KINDS = new Set(['node-raw', 'node-handler', 'express-router', 'express-bare']);
 /** --cpu: no valgrind; the server's own CPU time (process.cpuUsage) per request instead. */
 const CPU = args.has('cpu');
+const KEEP = args.has('keep');
 
 function startServer(kind) {
   if (CPU) {
@@ -44,7 +50,14 @@ function startServer(kind) {
   const out = `/tmp/callgrind-${kind}-${process.pid}-${Date.now()}.out`;
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, script, JSON.stringify({ kind })],
+    [
+      '--tool=callgrind',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      script,
+      JSON.stringify({ kind }),
+    ],
     { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
   );
   return new Promise((resolve, reject) => {
@@ -54,8 +67,12 @@ function startServer(kind) {
 }
 
 /** Sends `count` POSTs of `type` bodies over `CONNECTIONS` keep-alive connections. */
-async function send(port, type, count) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+/**
+ * The warm-up and the measured requests share one agent, so its connections: new sockets in the
+ * measured window made V8 deoptimise and recompile node's stream and http functions there
+ * (TurboFan threads then ran ~100k instructions per request on top of the server's own work).
+ */
+async function send(agent, port, type, count) {
   const nextBody = createBodyFactory(type);
   const path = `/webhooks/${type === 'event' ? 'events' : type}`;
   let left = count;
@@ -93,7 +110,6 @@ async function send(port, type, count) {
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  agent.destroy();
   if (failed > 0) throw new Error(`${failed} answers were not 200`);
 }
 
@@ -114,10 +130,11 @@ for (const type of TYPES) {
   for (const kind of KINDS) {
     if (CPU) {
       const { server, port } = await startServer(kind);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
       try {
-        await send(port, type, WARMUP);
+        await send(agent, port, type, WARMUP);
         const before = (await server.call('probe')).cpu;
-        await send(port, type, REQUESTS);
+        await send(agent, port, type, REQUESTS);
         const after = (await server.call('probe')).cpu;
         const user = (after.user - before.user) / REQUESTS;
         const system = (after.system - before.system) / REQUESTS;
@@ -127,25 +144,39 @@ for (const type of TYPES) {
           `${type}\t${kind}\t${perRequest.toFixed(1)} CPU µs/request (user ${user.toFixed(1)}, system ${system.toFixed(1)})`,
         );
       } finally {
+        agent.destroy();
         await server.stop();
       }
       continue;
     }
     const { child, port, out } = await startServer(kind);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     try {
-      await send(port, type, WARMUP);
+      await send(agent, port, type, WARMUP);
       control(child.pid, '-z');
-      await send(port, type, REQUESTS);
+      await send(agent, port, type, REQUESTS);
       control(child.pid, '-d');
-      // callgrind_control -d writes <out>.<n>: the dump after the zero.
-      const dump = `${out}.1`;
-      const perRequest = totalOf(dump) / REQUESTS;
-      rows.push({ type, kind, perRequest });
-      console.log(`${type}\t${kind}\t${Math.round(perRequest)} instructions/request`);
-      rmSync(dump, { force: true });
+      // callgrind_control -d writes <out>.<n>-<thread> (threads separated): the dump after the
+      // zero, one file per thread; thread 01 is the main thread (the event loop), the others are
+      // V8's and libuv's helpers (TurboFan, GC, the thread pool).
+      const dumps = readdirSync(dirname(out))
+        .filter((name) => name.startsWith(`${basename(out)}.1-`))
+        .map((name) => join(dirname(out), name));
+      const main = dumps.find((file) => file.endsWith('-01'));
+      const perRequest = dumps.reduce((sum, file) => sum + totalOf(file), 0) / REQUESTS;
+      const mainPerRequest = main === undefined ? Number.NaN : totalOf(main) / REQUESTS;
+      rows.push({ type, kind, perRequest, mainPerRequest });
+      console.log(
+        `${type}\t${kind}\t${Math.round(perRequest)} instructions/request (main thread ${Math.round(mainPerRequest)})${KEEP ? `\t${dumps.join(' ')}` : ''}`,
+      );
+      if (!KEEP) for (const file of dumps) rmSync(file, { force: true });
     } finally {
+      agent.destroy();
       child.kill('SIGKILL');
-      rmSync(out, { force: true });
+      for (const name of readdirSync(dirname(out))) {
+        if (name.startsWith(basename(out)) && !name.startsWith(`${basename(out)}.1-`))
+          rmSync(join(dirname(out), name), { force: true });
+      }
     }
   }
 }

@@ -22,7 +22,9 @@ import { serveCommands } from './lib/proc.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 // Variants for locating costs (bench/adapters-callgrind.js): `<kind>:no-callbacks` registers no
-// callback (parse, validate, ack), `<kind>:no-dedupe` turns deduplication off.
+// callback (parse, validate, ack), `<kind>:no-dedupe` turns deduplication off, `<kind>:full-store`
+// starts with the dedupe store already holding DEFAULT_DEDUPE_MAX keys (the state a long bench run
+// reaches: every new event evicts one; a short callgrind window would otherwise measure a small store).
 const [kind, variant] = String(config.kind).split(':');
 
 /** Instant callbacks for the five types, as bench/server.js registers them (`:sync`: not async). */
@@ -37,7 +39,17 @@ const callbacks =
         onEvent: handler,
         onChatbot: handler,
         ...(variant === 'no-dedupe' ? { dedupe: false } : {}),
+        ...(variant === 'full-store' ? { dedupe: { store: await fullStore() } } : {}),
       };
+
+/** The default in-memory store, filled with DEFAULT_DEDUPE_MAX keys shaped as the pipeline's. */
+async function fullStore() {
+  const { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX, digestDedupeKey } = await import('../dist/index.js');
+  const store = createMemoryDedupeStore();
+  for (let i = 0; i < DEFAULT_DEDUPE_MAX; i += 1)
+    store.claim(digestDedupeKey('incoming', `["prefill-${i}"]`));
+  return store;
+}
 
 /** zod safeParse per type, with the schemas the pipeline validates with (src/schemas/parse.ts). */
 const VALIDATE = {
