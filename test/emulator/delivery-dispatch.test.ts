@@ -7,22 +7,26 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createDeliverer } from '../../src/emulator/emit/delivery.js';
 
-it('logs a URL undici refuses as a failed delivery with the reason', async () => {
-  const deliverer = createDeliverer({
+const delivererWith = (overrides: Partial<Parameters<typeof createDeliverer>[0]> = {}) =>
+  createDeliverer({
     logger: pino({ level: 'silent' }),
-    retry: { attempts: 2, backoffMs: 0 },
+    retry: { attempts: 1, backoffMs: 0 },
     timeoutMs: 1000,
     headers: {},
-    logLimit: 10,
-    concurrency: 2,
+    logLimit: 100,
+    concurrency: 1,
+    ...overrides,
   });
-  const request = {
-    type: 'incoming',
-    payload: {},
-    messagingNumber: '+27820000001',
-    emittedAt: 0,
-    faults: [],
-  } as const;
+const request = {
+  type: 'incoming',
+  payload: {},
+  messagingNumber: '+27820000001',
+  emittedAt: 0,
+  faults: [],
+} as const;
+
+it('logs a URL undici refuses as a failed delivery with the reason', async () => {
+  const deliverer = delivererWith({ retry: { attempts: 2, backoffMs: 0 }, concurrency: 2 });
   deliverer.enqueue({ ...request, url: 'not a url' });
   deliverer.enqueue({ ...request, url: 'ftp://127.0.0.1/in' });
   await deliverer.idle();
@@ -60,24 +64,6 @@ describe('answers, connections and options after the dispatch rewrite', () => {
   beforeEach(() => {
     connections = 0;
   });
-
-  const delivererWith = (overrides: Partial<Parameters<typeof createDeliverer>[0]> = {}) =>
-    createDeliverer({
-      logger: pino({ level: 'silent' }),
-      retry: { attempts: 1, backoffMs: 0 },
-      timeoutMs: 1000,
-      headers: {},
-      logLimit: 100,
-      concurrency: 1,
-      ...overrides,
-    });
-  const request = {
-    type: 'incoming',
-    payload: {},
-    messagingNumber: '+27820000001',
-    emittedAt: 0,
-    faults: [],
-  } as const;
 
   it('keeps the connection for a complete answer of 4 KB or more (it was closed and reopened per delivery)', async () => {
     answer = (res) => res.end('x'.repeat(5000));
