@@ -86,7 +86,8 @@ export interface EmulatorOptions {
   /** Called after every delivery attempt (`emulator --verbose` prints these). @default none */
   readonly onDeliveryAttempt?: (attempt: DeliveryAttempt) => void;
   /**
-   * Per-attempt delivery timeout, real milliseconds ("respond with 200 OK within 5 seconds").
+   * Per-attempt delivery timeout, real milliseconds ("respond with 200 OK within 5 seconds"): no
+   * answer head within it, or a pause that long inside the answer's body (undici's timeouts).
    * @default 5000
    */
   readonly timeoutMs?: number;
