@@ -12,6 +12,7 @@ import type {
 } from '../pipeline/index.js';
 import type { JobObserver } from '../dispatch/runner.js';
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import { withTimeout } from '../util/timeout.js';
 
 /** Anything that exposes its pipeline: the Express router, the node and fetch handlers, Fastify's `app.webhooks`. */
 export interface ReceiverMetricsSource {
@@ -471,28 +472,27 @@ function collectWorker(worker: WorkerMetricsSource, options: CollectMetricsOptio
     });
     return reading;
   };
-  async function readCounts(): Promise<Counts> {
-    let timer: NodeJS.Timeout | undefined;
-    const read = Promise.all(
-      queues.map(async (queue) => [queue.name, await queue.getJobCounts(...JOB_STATES)] as const),
+  // Redis down or hung: leave the queue gauges out of this scrape rather than fail it.
+  const readCounts = (): Promise<Counts> =>
+    withTimeout(
+      Promise.all(
+        queues.map(async (queue) => [queue.name, await queue.getJobCounts(...JOB_STATES)] as const),
+      ).catch(() => undefined),
+      timeoutMs,
+      () => undefined,
     );
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs, undefined);
-    });
-    try {
-      // Redis down or hung: leave the queue gauges out of this scrape rather than fail it.
-      return await Promise.race([read.catch(() => undefined), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
   const waiting = (counts: Record<string, number>): number =>
     WAITING_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
   const isDead = (queue: string): boolean => queue.endsWith('-dead');
   const byName = new Set(queues.map((queue) => queue.name).filter((queue) => !isDead(queue)));
   const deadNames = new Set(queues.map((queue) => queue.name).filter(isDead));
 
-  const queueGauge = (suffix: string, help: string, read: (counts: Record<string, number>) => number) =>
+  const queueGauge = (
+    suffix: string,
+    help: string,
+    names: ReadonlySet<string>,
+    read: (counts: Record<string, number>) => number,
+  ) =>
     new Gauge({
       name: named(suffix),
       help,
@@ -501,30 +501,27 @@ function collectWorker(worker: WorkerMetricsSource, options: CollectMetricsOptio
       async collect() {
         const all = await countsNow();
         this.reset();
-        for (const [queue, counts] of all ?? []) if (byName.has(queue)) this.set({ queue }, read(counts));
+        for (const [queue, counts] of all ?? []) if (names.has(queue)) this.set({ queue }, read(counts));
       },
     });
   queueGauge(
     'queue_depth',
     'Jobs waiting to run in each partition queue (waiting, delayed, prioritized), from BullMQ',
+    byName,
     waiting,
   );
   queueGauge(
     'callbacks_running',
     'Jobs running in each partition queue (active), from BullMQ',
+    byName,
     (counts) => counts.active ?? 0,
   );
-  new Gauge({
-    name: named('dead_letter_queue_depth'),
-    help: 'Jobs in the dead-letter queue (<queueName>-dead), from BullMQ',
-    labelNames: ['queue'] as const,
-    registers,
-    async collect() {
-      const all = await countsNow();
-      this.reset();
-      for (const [queue, counts] of all ?? []) if (deadNames.has(queue)) this.set({ queue }, waiting(counts));
-    },
-  });
+  queueGauge(
+    'dead_letter_queue_depth',
+    'Jobs in the dead-letter queue (<queueName>-dead), from BullMQ',
+    deadNames,
+    waiting,
+  );
 
   worker.observe(observer);
   return {
