@@ -127,10 +127,6 @@ export interface DispatcherCounts {
   readonly running: number;
 }
 
-/**
- * Runs accepted jobs through the callbacks. The in-memory dispatcher (p-queue) is the default;
- * `messaging-webhooks/redis` provides a durable one on BullMQ.
- */
 /** Readiness of one part of a receiver (a dedupe store, a dispatcher, a worker). */
 export interface ComponentHealth {
   readonly ready: boolean;
@@ -138,6 +134,10 @@ export interface ComponentHealth {
   readonly reasons: readonly string[];
 }
 
+/**
+ * Runs accepted jobs through the callbacks. The in-memory dispatcher (p-queue) is the default;
+ * `messaging-webhooks/redis` provides a durable one on BullMQ.
+ */
 export interface Dispatcher {
   /** Takes a job. Resolves `accepted` only once the job will not be lost while the process is up (or durably stored). */
   enqueue(job: WebhookJob): EnqueueOutcome | Promise<EnqueueOutcome>;

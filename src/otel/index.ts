@@ -275,7 +275,7 @@ function createTracer(
       let parent = ROOT_CONTEXT;
       let receive: SpanContext | undefined;
       const carrier = job.trace;
-      if (carrier !== undefined && typeof carrier === 'object' && carrier !== null) {
+      if (typeof carrier === 'object' && carrier !== null) {
         receive =
           LOCAL_CONTEXTS.get(carrier) ??
           trace.getSpanContext(propagator.extract(ROOT_CONTEXT, carrier, CARRIER_GETTER));

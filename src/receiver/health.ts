@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ComponentHealth } from '../dispatch/types.js';
 
 /**
  * Anything with a synchronous `health()`: the Express router, the node and fetch handlers,
  * Fastify's `app.webhooks`, and from `messaging-webhooks/redis` the BullMQ worker.
  */
 export interface HealthSource {
-  health(): { readonly ready: boolean; readonly reasons: readonly string[] };
+  health(): ComponentHealth;
 }
 
 /**
