@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
@@ -17,6 +17,7 @@ import {
   type RedisConnection,
 } from './connection.js';
 import {
+  openQueue,
   DEFAULT_KEEP_COMPLETED_MS,
   jobIdOf,
   partitionOf,
@@ -115,15 +116,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   const client = createRedisClient(options.connection, 'receiver', commandTimeoutMs);
   logClientErrors(client, logger, 'bullmq dispatcher');
-  const queues = topology.partitionNames.map((name) => {
-    const queue = new Queue(name, {
-      connection: client,
-      ...(topology.prefix === undefined ? {} : { prefix: topology.prefix }),
-    });
-    // Connection errors are logged once by the client listener; BullMQ re-emits them here.
-    queue.on('error', () => undefined);
-    return queue;
-  });
+  const queues = topology.partitionNames.map((name) => openQueue(name, client, topology));
   const reachable = createRedisProbe(client, commandTimeoutMs);
   let deadQueue: Queue | undefined;
   const jobOptions = {
@@ -199,11 +192,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     health: redisHealth(reachable),
     queues() {
       if (deadQueue === undefined) {
-        deadQueue = new Queue(topology.deadLetterName, {
-          connection: client,
-          ...(topology.prefix === undefined ? {} : { prefix: topology.prefix }),
-        });
-        deadQueue.on('error', () => undefined);
+        deadQueue = openQueue(topology.deadLetterName, client, topology);
       }
       return [...queues, deadQueue];
     },

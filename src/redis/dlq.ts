@@ -1,4 +1,4 @@
-import { Queue, type Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WebhookJob } from '../dispatch/types.js';
@@ -13,6 +13,7 @@ import {
   type RedisConnection,
 } from './connection.js';
 import {
+  openQueue,
   DEFAULT_KEEP_COMPLETED_MS,
   jobIdOf,
   partitionOf,
@@ -182,7 +183,6 @@ export function createDeadLetterQueue(options: DeadLetterQueueOptions): DeadLett
   // Fail-fast client (an operator's command must not hang on a Redis that is down).
   const client: Redis = createRedisClient(options.connection, 'receiver', connectTimeoutMs);
   logClientErrors(client, logger, 'dead-letter queue');
-  const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const jobOptions = {
     attempts: 1,
     removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
@@ -201,14 +201,9 @@ export function createDeadLetterQueue(options: DeadLetterQueueOptions): DeadLett
       if (!ready) {
         throw new DeadLetterQueueError(`cannot connect to ${target} within ${connectTimeoutMs} ms`);
       }
-      const make = <T>(name: string): Queue<T> => {
-        const queue = new Queue<T>(name, { connection: client, ...bullPrefix });
-        queue.on('error', () => undefined); // logged once by the client listener
-        return queue;
-      };
       queues = {
-        dead: make<DeadLetterRecord>(topology.deadLetterName),
-        partitions: topology.partitionNames.map((name) => make(name)),
+        dead: openQueue<DeadLetterRecord>(topology.deadLetterName, client, topology),
+        partitions: topology.partitionNames.map((name) => openQueue(name, client, topology)),
       };
       return queues;
     });

@@ -1,3 +1,5 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { WebhookJob } from '../dispatch/types.js';
 
 /** Default BullMQ queue name; partitions are `<name>-0` ... `<name>-<n-1>`, dead letters `<name>-dead`. */
@@ -28,6 +30,19 @@ export interface ResolvedTopology {
   readonly prefix: string | undefined;
   readonly partitionNames: readonly string[];
   readonly deadLetterName: string;
+}
+
+/**
+ * A BullMQ queue of the topology on `client`. Its 'error' events are dropped: the client's own
+ * listener logs a connection error once, and BullMQ re-emits it on every queue.
+ */
+export function openQueue<T = unknown>(name: string, client: Redis, topology: ResolvedTopology): Queue<T> {
+  const queue = new Queue<T>(name, {
+    connection: client,
+    ...(topology.prefix === undefined ? {} : { prefix: topology.prefix }),
+  });
+  queue.on('error', () => undefined);
+  return queue;
 }
 
 /** Validates a topology at construction; throws a TypeError saying what was expected. */

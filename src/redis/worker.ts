@@ -25,7 +25,7 @@ import {
   type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
-import { resolveTopology, type QueueTopology } from './queues.js';
+import { openQueue, resolveTopology, type QueueTopology } from './queues.js';
 import { createRedisProbe, type ComponentHealth } from './health.js';
 
 /** Options of {@link createWorker}. */
@@ -192,8 +192,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
   const client = createRedisClient(options.connection, 'worker');
   logClientErrors(client, logger, 'bullmq worker');
-  const deadQueue = new Queue(topology.deadLetterName, { connection: client, ...bullPrefix });
-  deadQueue.on('error', () => undefined);
+  const deadQueue = openQueue(topology.deadLetterName, client, topology);
   const reachable = createRedisProbe(client, DEFAULT_PING_TIMEOUT_MS);
   let partitionQueues: Queue[] | undefined;
   const shutdown = new AbortController();
@@ -323,11 +322,7 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
       probe.observer = observer;
     },
     queues() {
-      partitionQueues ??= topology.partitionNames.map((name) => {
-        const queue = new Queue(name, { connection: client, ...bullPrefix });
-        queue.on('error', () => undefined);
-        return queue;
-      });
+      partitionQueues ??= topology.partitionNames.map((name) => openQueue(name, client, topology));
       return [...partitionQueues, deadQueue];
     },
     trace(tracer) {
