@@ -7,8 +7,8 @@
 // Servers run bench/metrics-server.js. Rounds: --adapter-rounds=N (default 1; each round
 // alternates the order of the two servers per type).
 import { WEBHOOK_TYPES } from './lib/bodies.js';
-import { measureInterleaved } from './lib/interleaved.js';
-import { fixed, geomean, int, median, ratio, table } from './lib/table.js';
+import { measureInterleaved, medianCell } from './lib/interleaved.js';
+import { fixed, geomean, int, ratio, table } from './lib/table.js';
 
 const KINDS = ['node-handler', 'node-handler-metrics'];
 
@@ -20,14 +20,7 @@ export async function scenarioMetrics(bench) {
   );
   const runs = await measureInterleaved(bench, 'metrics-server.js', KINDS);
 
-  const cell = (kind, type) => {
-    const mine = runs.filter((run) => run.kind === kind && run.type === type);
-    return {
-      requestsPerSec: median(mine.map((run) => run.okPerSec)),
-      p99: median(mine.map((run) => run.latencyOk.p99)),
-      cpuUs: median(mine.map((run) => run.serverCpuUsPerRequest)),
-    };
-  };
+  const cell = medianCell(runs);
   const rows = [];
   const throughput = [];
   const cpu = [];

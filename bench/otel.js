@@ -7,8 +7,8 @@
 //
 // Servers run bench/otel-server.js. Rounds: --adapter-rounds=N (default 1).
 import { WEBHOOK_TYPES } from './lib/bodies.js';
-import { measureInterleaved } from './lib/interleaved.js';
-import { fixed, geomean, int, median, ratio, table } from './lib/table.js';
+import { measureInterleaved, medianCell } from './lib/interleaved.js';
+import { fixed, geomean, int, ratio, table } from './lib/table.js';
 
 const PLAIN = 'node-handler';
 const NOOP = 'node-handler-otel-noop';
@@ -22,14 +22,7 @@ export async function scenarioOtel(bench) {
     `\n## 9. Tracing: node handler with traceWebhooks (no SDK; SDK + dropping exporter) ÷ without, ${connections} connections, ${rounds} round(s) of ${seconds} s per cell`,
   );
   const runs = await measureInterleaved(bench, 'otel-server.js', [PLAIN, NOOP, SDK]);
-  const cell = (kind, type) => {
-    const mine = runs.filter((run) => run.kind === kind && run.type === type);
-    return {
-      requestsPerSec: median(mine.map((run) => run.okPerSec)),
-      p99: median(mine.map((run) => run.latencyOk.p99)),
-      cpuUs: median(mine.map((run) => run.serverCpuUsPerRequest)),
-    };
-  };
+  const cell = medianCell(runs);
   const rows = [];
   const ratios = { [NOOP]: [], [SDK]: [] };
   const cpu = { [NOOP]: [], [SDK]: [] };

@@ -4,6 +4,7 @@
 // load favours no kind. Returns one run per (round, kind, type).
 import { WEBHOOK_PATHS } from '../../dist/schemas/index.js';
 import { WEBHOOK_TYPES } from './bodies.js';
+import { median } from './table.js';
 
 export async function measureInterleaved(bench, script, kinds) {
   const { load, startServer, stop, measure, quick, connections, rounds } = bench;
@@ -34,4 +35,19 @@ export async function measureInterleaved(bench, script, kinds) {
     for (const started of Object.values(servers)) await stop(started);
   }
   return runs;
+}
+
+/**
+ * A cell reader over interleaved runs: `(kind, type)` → the medians over its rounds of req/s,
+ * p99 latency and server CPU µs per request.
+ */
+export function medianCell(runs) {
+  return (kind, type) => {
+    const mine = runs.filter((run) => run.kind === kind && run.type === type);
+    return {
+      requestsPerSec: median(mine.map((run) => run.okPerSec)),
+      p99: median(mine.map((run) => run.latencyOk.p99)),
+      cpuUs: median(mine.map((run) => run.serverCpuUsPerRequest)),
+    };
+  };
 }
