@@ -66,7 +66,16 @@ function send(reply: FastifyReply, answer: HttpAnswer): void {
 function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | undefined) {
   return function webhookRoutes(scope: FastifyInstance, _options: unknown, done: () => void): void {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    const unread = (
+      _request: FastifyRequest,
+      payload: Readable,
+      done: (error: null, body: Readable) => void,
+    ) => done(null, payload);
+    // Named as well as caught by '*': Fastify caches the parser of a named type per Content-Type
+    // value, but looks the catch-all up anew on every request (a ContentType parse and two Map
+    // misses, ~2.5 % of the plugin's request in a CPU profile).
+    scope.addContentTypeParser('application/json', unread);
+    scope.addContentTypeParser('*', unread);
     // Fastify matched the prefix; the pipeline reads the path below it (`/chatbot`, `/<token>/status`).
     const prefixLength = scope.prefix.length;
 
