@@ -177,7 +177,9 @@ export function parseJsonText(raw: Uint8Array | string): unknown {
     if (!isUtf8(raw)) throw new TypeError('body is not valid UTF-8');
     const start = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
     // Node adapters hand a Buffer (its toString is the fast path); the fetch handler a Uint8Array.
-    text = Buffer.isBuffer(raw) ? raw.toString('utf8', start) : UTF8.decode(raw.subarray(start));
+    text = Buffer.isBuffer(raw)
+      ? raw.toString('utf8', start)
+      : UTF8.decode(start === 0 ? raw : raw.subarray(start));
   }
   return JSON.parse(text) as unknown;
 }

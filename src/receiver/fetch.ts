@@ -239,13 +239,21 @@ function readBytes(request: Request, limit: number, timeoutMs: number): Promise<
   // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
   const timedOut = () => new RequestTimeoutError(timeoutMs);
   if (Number(request.headers.get('content-length') ?? Number.NaN) <= limit) {
-    const reading = request
-      .arrayBuffer()
-      .then(
-        (bytes) => (bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),
-        unreadable,
+    // One promise and one timer, not withTimeout's race (an async function, Promise.race and a
+    // promise per side): this read runs once per request.
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(timedOut()), timeoutMs);
+      request.arrayBuffer().then(
+        (bytes) => {
+          clearTimeout(timer);
+          resolve(bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes));
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          resolve(unreadable(error));
+        },
       );
-    return withTimeout(reading, timeoutMs, timedOut);
+    });
   }
   const body = request.body as ReadableStream<Uint8Array> | null;
   if (body === null) return Promise.resolve(new Uint8Array(0));
@@ -339,7 +347,9 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
       if (captureSettings) capture(captureSettings, request.headers, head, { raw: body }, pipeline.logger);
       const keeper = typeof context?.waitUntil === 'function' ? context : undefined;
       if (keeper === undefined && waitUntil === undefined) {
-        return respond(await pipeline.accept(head, { raw: body }));
+        const accepted = pipeline.accept(head, { raw: body });
+        // The in-memory defaults answer synchronously: no await (a promise turn) for them.
+        return respond(accepted instanceof Promise ? await accepted : accepted);
       }
       followed.watch(head.requestId);
       let answer: HttpAnswer;
