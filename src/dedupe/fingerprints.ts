@@ -17,18 +17,25 @@ for (let i = 0; i < ALPHABET.length; i += 1) SEXTET[ALPHABET.charCodeAt(i)] = i;
 /**
  * Writes the fingerprint of `key` into `out[at … at + 8]` and returns its 32-bit hash. A
  * 43-character base64url key is packed as it is (two different such keys never share a
- * fingerprint); any other key is replaced by the SHA-256 of `#` + key first (the `#` keeps it apart
- * from a key that is itself that digest).
+ * fingerprint). Any other key is replaced by the SHA-256 of `#` + its JSON text (JSON escapes a
+ * lone surrogate, which UTF-8 would turn into U+FFFD, so two different keys never share a digest
+ * input); such a key therefore shares its fingerprint with one 43-character string, that digest,
+ * which no pipeline key is (their digest input starts with the type, not `#`).
  */
 export function fingerprint(key: string, out: Int32Array, at: number): number {
   if (key.length !== DIGEST_LENGTH || !pack(key, out, at)) {
-    pack(sha256Base64url(`#${key}`), out, at);
+    pack(sha256Base64url(`#${JSON.stringify(key)}`), out, at);
   }
-  // The words of a digest are uniformly distributed; mixed anyway, for keys that are not digests.
   let hash = 0x9e3779b9;
   for (let i = 0; i < FINGERPRINT_WORDS; i += 1)
     hash = Math.imul(hash ^ out[at + i]!, 0x85ebca6b) ^ (hash >>> 15);
-  return hash ^ (hash >>> 13);
+  // murmur3's finaliser: every bit of every word reaches the low bits a table cell is taken from
+  // (the words of a digest are uniform anyway; a direct caller's 43-character keys need not be).
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
 }
 
 /** Packs a 43-character key; false when a character is not base64url. */

@@ -14,9 +14,10 @@ export const DEFAULT_DEDUPE_MAX = 100_000;
 export const MAX_STORED_KEY_LENGTH = 64;
 /**
  * Upper bound of the memory one remembered key costs in this store, in bytes. A key is held as a
- * fingerprint of nine 32-bit words, with its hash, its claim time, two order links and two table
- * cells: 76 B, whatever the key's length. bench/dedupe-memory.js measures the real figure (119 B
- * filled and 155 B under eviction churn when the store was built on lru-cache).
+ * fingerprint of nine 32-bit words, with its hash, its claim time and two order links (56 B), and
+ * two to four table cells (8–16 B), whatever the key's length. bench/dedupe-memory.js measures
+ * the real figure: 68 B, filled or churning (130 and 167 B when the store was an lru-cache of key
+ * strings). Growing its arrays briefly holds the old and the new ones.
  */
 export const DEDUPE_BYTES_PER_KEY_BOUND = 200;
 
@@ -50,8 +51,9 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   checkOptions('createMemoryDedupeStore', options, MEMORY_DEDUPE_STORE_OPTION_KEYS);
   const max = options.max ?? DEFAULT_DEDUPE_MAX;
   const ttl = options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS;
-  if (!Number.isInteger(max) || max < 1)
-    throw new TypeError(`dedupe max: expected a positive integer, got ${max}`);
+  // Slot numbers are 32-bit integers and the table holds twice as many cells.
+  if (!Number.isInteger(max) || max < 1 || max > MAX_SLOTS)
+    throw new TypeError(`dedupe max: expected an integer from 1 to ${MAX_SLOTS}, got ${max}`);
   if (!(ttl > 0)) throw new TypeError(`dedupe ttlMs: expected a positive number, got ${ttl}`);
   const slots = new FingerprintSlots(max);
   // Milliseconds on a monotonic clock from the store's creation, read on every claim: no timer, so
@@ -77,6 +79,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 }
 
 const NONE = -1;
+const MAX_SLOTS = 2 ** 29;
 /** Slots allocated at first; the arrays double up to `max` as keys arrive. */
 const INITIAL_SLOTS = 1024;
 
@@ -196,21 +199,27 @@ class FingerprintSlots {
 
   /** Reallocates the arrays for `capacity` slots (slot numbers stay) and rebuilds the table. */
   private grow(capacity: number): void {
+    // Every array allocated before any is swapped: a failed allocation leaves the store as it was.
     const words = new Int32Array((capacity + 1) * FINGERPRINT_WORDS);
+    const hashes = new Int32Array(capacity);
+    const times = new Float64Array(capacity);
+    const next = new Int32Array(capacity);
+    const prev = new Int32Array(capacity);
+    // At most half full: a power of two at least twice the slots.
+    let cells = 2;
+    while (cells < capacity * 2) cells *= 2;
+    const table = new Int32Array(cells);
     const scratch = this.capacity * FINGERPRINT_WORDS;
     words.set(this.words.subarray(0, scratch));
     // The scratch fingerprint moves to the new end: an insert may be growing the arrays for it.
     words.set(this.words.subarray(scratch, scratch + FINGERPRINT_WORDS), capacity * FINGERPRINT_WORDS);
     this.words = words;
-    this.hashes = copied(new Int32Array(capacity), this.hashes);
-    this.times = copied(new Float64Array(capacity), this.times);
-    this.next = copied(new Int32Array(capacity), this.next);
-    this.prev = copied(new Int32Array(capacity), this.prev);
+    this.hashes = copied(hashes, this.hashes);
+    this.times = copied(times, this.times);
+    this.next = copied(next, this.next);
+    this.prev = copied(prev, this.prev);
     this.capacity = capacity;
-    // At most half full: a power of two at least twice the slots.
-    let cells = 2;
-    while (cells < capacity * 2) cells *= 2;
-    this.table = new Int32Array(cells);
+    this.table = table;
     this.mask = cells - 1;
     for (let slot = this.oldest; slot !== NONE; slot = this.next[slot]!) this.place(slot);
   }

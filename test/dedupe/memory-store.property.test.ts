@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { createMemoryDedupeStore, digestDedupeKey } from '../../src/dedupe/index.js';
 import { fingerprint, FINGERPRINT_WORDS } from '../../src/dedupe/fingerprints.js';
+import { sha256Base64url } from '../../src/util/sha256.js';
 
 const SEED = Number(process.env.FC_SEED ?? 16_2026);
 
@@ -89,12 +90,32 @@ describe('the in-memory dedupe store against a model of its contract', () => {
     agree(KEYS, fc.integer({ min: 1, max: 30 }), 300, 150);
   });
 
-  it('answers every claim as the model does: crowded tables and growth past 1 024 slots (fixed seed)', () => {
-    // Hundreds of live keys: long probe runs in the table, so removals shift entries back.
-    const many = Array.from({ length: 1500 }, (_, i) =>
+  it('answers every claim as the model does: crowded tables growing past 1 024 slots (fixed seed)', () => {
+    // More live keys than the first allocation holds, and a pool little larger than the store, so
+    // most claims are duplicates: long probe runs, removals shifting entries back, growth.
+    const many = Array.from({ length: 1_500 }, (_, i) =>
       i % 2 === 0 ? digestDedupeKey('incoming', String(i)) : `key-${i}`,
     );
-    agree(many, fc.integer({ min: 200, max: 1300 }), 3000, 8);
+    agree(many, fc.integer({ min: 1_100, max: 1_450 }), 4_000, 8);
+  });
+
+  it('finds every key right after its claim, across each growth of its arrays', () => {
+    // A key inserted while the arrays grow must survive the move (its fingerprint waits in a
+    // scratch slot that moves with them).
+    const store = createMemoryDedupeStore({ max: 5_000 });
+    for (let i = 0; i < 6_000; i += 1) {
+      const key = i % 3 === 0 ? `plain-${i}` : digestDedupeKey('status', String(i));
+      expect(store.claim(key)).toBe(true);
+      expect(store.claim(key)).toBe(false);
+    }
+  });
+
+  it('tells apart keys that differ only in a lone surrogate (UTF-8 would make them all U+FFFD)', () => {
+    const store = createMemoryDedupeStore();
+    for (const key of ['\uD800', '\uD801', '\uDFFF', '\uFFFD', 'a\uD800b', 'a\uFFFDb']) {
+      expect(store.claim(key)).toBe(true);
+    }
+    expect(store.claim('\uD801')).toBe(false);
   });
 
   it('keeps exactly the newest max keys of a long run past its first allocation (1 024 slots)', () => {
@@ -110,19 +131,24 @@ describe('the in-memory dedupe store against a model of its contract', () => {
 });
 
 describe('fingerprint', () => {
-  it('packs two 43-character digests differing in one character apart, and digests other keys', () => {
+  const words = (key: string) => {
+    const out = new Int32Array(FINGERPRINT_WORDS);
+    fingerprint(key, out, 0);
+    return [...out];
+  };
+
+  it('packs two 43-character digests differing in their last character apart', () => {
     const a = digestDedupeKey('chatbot', 'x');
     const b = `${a.slice(0, 42)}${a[42] === 'A' ? 'B' : 'A'}`;
-    const words = (key: string) => {
-      const out = new Int32Array(FINGERPRINT_WORDS);
-      fingerprint(key, out, 0);
-      return [...out];
-    };
     expect(words(a)).not.toEqual(words(b));
-    expect(words(a)).toEqual(words(a));
-    // A key that is not base64url, of the digest's length, is digested rather than packed.
-    const notBase64 = `${a.slice(0, 42)}!`;
-    expect(words(notBase64)).toEqual(words(`${notBase64}`));
-    expect(words(notBase64)).not.toEqual(words(a));
+    expect(words(a)).toEqual(words(a.slice()));
+  });
+
+  it('fingerprints any other key as the digest of # and its JSON text', () => {
+    const digest = digestDedupeKey('chatbot', 'x');
+    for (const key of ['k1', `${digest.slice(0, 42)}!`, `${digest.slice(0, 42)}é`, '\uD800']) {
+      expect(words(key)).toEqual(words(sha256Base64url(`#${JSON.stringify(key)}`)));
+      expect(words(key)).not.toEqual(words(digest));
+    }
   });
 });
