@@ -70,7 +70,17 @@ describeRedis('health() in Redis mode (private redis-server)', () => {
     });
 
     await server!.stop();
-    expect(await polled(() => !router.health().ready && !worker.health().ready)).toBe(true);
+    // Each client notices the outage on its own (the store's and the dispatcher's connections
+    // fail at different moments): waited for all four, not for the first that made the router not ready.
+    expect(
+      await polled(
+        () =>
+          !store.health().ready &&
+          !dispatcher.health().ready &&
+          !router.health().ready &&
+          !worker.health().ready,
+      ),
+    ).toBe(true);
     expect(store.health()).toEqual({ ready: false, reasons: ['redis_unreachable'] });
     expect(dispatcher.health()).toEqual({ ready: false, reasons: ['redis_unreachable'] });
     // The store and the dispatcher both report it: once in the router's reasons.
