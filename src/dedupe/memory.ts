@@ -103,10 +103,9 @@ class FingerprintSlots {
   private oldest = NONE;
   private newest = NONE;
   private size = 0;
-  /** Slots freed by `remove`, reused before new ones. */
+  /** Slots freed by `remove`, reused before new ones; without any, slots 0 … size − 1 are all held. */
   private free: number[] = [];
-  private used = 0;
-  /** The hash and table cell of the last `find` that missed: where `insert` puts its key. */
+  /** The hash of the last `find`'s fingerprint, for the `insert` that may follow it. */
   private scratchHash = 0;
 
   constructor(private readonly max: number) {
@@ -134,9 +133,9 @@ class FingerprintSlots {
   /** Adds the fingerprint the last `find` missed, as the newest; evicts the oldest when full. */
   insert(time: number): void {
     if (this.size === this.max) this.remove(this.oldest);
-    else if (this.free.length === 0 && this.used === this.capacity)
+    else if (this.free.length === 0 && this.size === this.capacity)
       this.grow(Math.min(this.max, this.capacity * 2));
-    const slot = this.free.length > 0 ? this.free.pop()! : this.used++;
+    const slot = this.free.length > 0 ? this.free.pop()! : this.size;
     const { words } = this;
     words.copyWithin(
       slot * FINGERPRINT_WORDS,
