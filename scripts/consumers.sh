@@ -8,6 +8,7 @@
 # Two install roots in a temporary folder, each `npm install`ed once from the tarball (other
 # packages at the versions in this repo's node_modules, from the npm cache when there):
 #   with-express/  messaging-webhooks express pino bullmq ioredis fastify @types/express @types/node
+#                  ajv ajv-formats (openapi-json: the JSON Schemas, as a user validates with them)
 #   node-only/     messaging-webhooks pino @types/node        (no @types/express)
 # Each app is copied under its root (node_modules resolve upwards), compiled with this repo's tsc
 # when it has a tsconfig.json, and run: it mounts the receiver, posts one fixture and exits
@@ -39,14 +40,14 @@ install_root() { # <dir> <packages...>
 }
 
 started=$SECONDS
-install_root "$work/with-express" $(pin express pino bullmq ioredis fastify @types/express @types/node) || exit 1
+install_root "$work/with-express" $(pin express pino bullmq ioredis fastify @types/express @types/node ajv ajv-formats) || exit 1
 install_root "$work/node-only" $(pin pino @types/node) || exit 1
 echo "installed in $((SECONDS - started)) s"
 [ ! -e "$work/node-only/node_modules/@types/express" ] || { echo "node-only root has @types/express"; exit 1; }
 
 # Copy every app under its root, then compile the TypeScript ones in parallel (tsc dominates).
 APPS=(ts-esm:with-express ts-cjs:with-express ts-bundler:with-express js-esm:with-express
-  js-cjs:with-express node-http-only:node-only source-maps:with-express)
+  js-cjs:with-express node-http-only:node-only source-maps:with-express openapi-json:with-express)
 for spec in "${APPS[@]}"; do
   name="${spec%%:*}" dir="$work/${spec#*:}/apps/${spec%%:*}"
   if [ -n "${CONSUMER_APPS:-}" ] && [[ " $CONSUMER_APPS " != *" $name "* ]]; then continue; fi
@@ -86,6 +87,7 @@ run_app js-cjs with-express
 run_app js-cjs with-express --no-experimental-require-module
 run_app node-http-only node-only
 run_app source-maps with-express --enable-source-maps
+run_app openapi-json with-express
 
 [ "${#failures[@]}" -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
 echo "consumer matrix: ${passed} passed, ${failed} failed ($((SECONDS - started)) s)"

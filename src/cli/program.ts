@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
+import type { OpenApiCommandOptions } from './openapi.js';
 import { CliError, messageOf, processIo, type CliIo } from './output.js';
 import type { ReplayCommandOptions } from './replay.js';
 
@@ -158,6 +159,22 @@ export function createProgram(io: CliIo = processIo()): Command {
         const { runDemo } = await import('./demo.js');
         const result = await runDemo({ write: io.out, capture: options.capture });
         if (!result.ok) throw new CliError('the demo did not see what it expected (see the ✗ lines above)');
+      }),
+    );
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document of the platform API and its webhooks (JSON)')
+    .option('--yaml', 'print YAML instead of JSON')
+    .addHelpText(
+      'after',
+      '\nThe document of the package export messaging-webhooks/openapi.json.\n' +
+        'Example:\n  messaging-webhooks openapi --yaml > platform.openapi.yaml',
+    )
+    .action(
+      guarded(io, async (options: OpenApiCommandOptions) => {
+        const { openApiCommand } = await import('./openapi.js');
+        await openApiCommand(options, io);
       }),
     );
 

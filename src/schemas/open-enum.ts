@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPEN_ENUMS } from './json-schema-meta.js';
 
 /**
  * A string the documentation does not list. `string & {}` keeps editor completion for the
@@ -20,7 +21,9 @@ export function openEnum<const T extends readonly [string, ...string[]]>(
   values: T,
 ): z.ZodType<OpenEnum<T[number]>> {
   // A plain string schema, typed: a z.custom refinement would run as a check on every payload.
-  return z.string({ error: `Expected a string (documented values: ${values.join(', ')})` });
+  const schema = z.string({ error: `Expected a string (documented values: ${values.join(', ')})` });
+  OPEN_ENUMS.add(schema, { values });
+  return schema;
 }
 
 /** A field whose documented values are known: the field name and the values. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { identifier } from './fields.js';
+import { UNLISTED_VALUES } from './json-schema-meta.js';
 
 declare const UNLISTED: unique symbol;
 
@@ -28,6 +29,7 @@ export function unlistedValue(documented: readonly string[]): z.ZodType<Unlisted
   const schema = identifier.refine((value) => !known.has(value), {
     error: `Expected a value the documentation does not list (documented: ${documented.join(', ')})`,
   });
+  UNLISTED_VALUES.add(schema, { documented });
   // Typed, not transformed: the value stays the string that arrived.
   return schema as unknown as z.ZodType<UnlistedValue, string>;
 }

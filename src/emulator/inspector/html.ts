@@ -236,7 +236,7 @@ export function page(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Emulator inspector</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_emulator/inspector/app.css">
 <script src="/_emulator/inspector/app.js" defer></script></head>
-<body><header><h1>Emulator inspector</h1><p>Emulator at <code>${esc(url)}</code>. JSON: <a href="/_emulator/inspector/view">view model</a>, <a href="/_emulator/deliveries">deliveries</a>.</p>
+<body><header><h1>Emulator inspector</h1><p>Emulator at <code>${esc(url)}</code>. JSON: <a href="/_emulator/inspector/view">view model</a>, <a href="/_emulator/deliveries">deliveries</a>, <a href="/_emulator/openapi.json">OpenAPI document</a>.</p>
 <nav aria-label="Sections"><a href="#numbers">Numbers and scope</a> <a href="#configs">Configurations</a> <a href="#log">Delivery log</a> <a href="#triggers">Triggers</a> <a href="#live-chat">Live chat and users</a> <a href="#keys">API keys</a></nav></header>
 <main>
 <section id="numbers" aria-labelledby="h-numbers"><h2 id="h-numbers">Numbers and scope</h2>

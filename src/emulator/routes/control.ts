@@ -39,6 +39,10 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
 
   on.get('', () => ({ body: { ...emulator.describe(), routes: router.routes() } }));
   on.get('/state', () => ({ body: emulator.describe() }));
+  // the platform interface's OpenAPI document (src/openapi), its server this emulator; loaded on first use
+  on.get('/openapi.json', async ({ headers }) => ({
+    body: (await import('../../openapi/index.js')).servedOpenApiDocument(emulator, headers.host),
+  }));
   post('/reset', (body) => {
     const { seed } = parseBody(resetSchema, body);
     emulator.reset(seed);
