@@ -92,6 +92,7 @@ export function createPeer(config = {}) {
       const key = `${type}:${IDENTITY[type](payload)}`;
       if (seen.has(key)) {
         counts.duplicates += 1;
+        counts.acked += 1;
         return DUPLICATE;
       }
       if (queue.size + queue.pending >= MAX_QUEUE_SIZE) {
