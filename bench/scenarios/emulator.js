@@ -1,7 +1,7 @@
 // Scenario 4: the emulator delivering webhooks to a receiver in another process
 // (workers/emulator-fanout.js): deliveries/s to raw node:http (the ceiling) and to the router in
-// Express. The emulator delivers one webhook at a time on a fresh connection, so this is a
-// round-trip rate. Reported, no target.
+// Express. With its default deliveryConcurrency of 1 the emulator delivers one webhook at a time,
+// so this is a round-trip rate (scenario 7 measures the concurrent fan-out). Reported, no target.
 import { existsSync } from 'node:fs';
 import { int, ratio, table } from '../lib/table.js';
 
@@ -33,7 +33,7 @@ export async function run(bench) {
   await stop(emulator);
   log(table(['receiver', 'deliveries/s', 'delivered', 'failed'], rows));
   log(
-    `ratio ${ratio(out['express-router'].deliveriesPerSec / out['node-raw'].deliveriesPerSec)} (one delivery at a time on a fresh connection: a round-trip rate)`,
+    `ratio ${ratio(out['express-router'].deliveriesPerSec / out['node-raw'].deliveriesPerSec)} (one delivery at a time: a round-trip rate)`,
   );
   return out;
 }
