@@ -35,6 +35,9 @@
 //   longSeconds          seconds per run of the scenarios that need more samples (2 s; quick 1 s)
 //   profileDir           where --cpu-prof profiles go (bench/results/profiles/)
 //   startRedis()         a private redis-server on a unix socket ({ socket } or { skipped })
+//
+// What scenarios import besides: ../lib/interleaved.js (measureInterleaved(bench, script, kinds,
+// options), medianCell, non2xx), ../lib/bodies.js (WEBHOOK_TYPES, MIXED, pathOf), ../lib/table.js.
 import os from 'node:os';
 import { createProgram, integer, Option, parseArgs, positive } from './lib/args.js';
 import { createMeasure } from './lib/measure.js';
