@@ -9,7 +9,6 @@ export default tseslint.config(
       'coverage/',
       'bench/results/',
       '*.config.js',
-      'bench/**/*.js',
       // apps built and linted by nothing but their own tsc, against the packed tarball
       'test/consumers/',
     ],
@@ -40,6 +39,29 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // the benchmark and reliability programs: plain Node ESM, outside the TypeScript project
+    files: ['bench/**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'Buffer',
+          'URL',
+          'clearInterval',
+          'clearTimeout',
+          'console',
+          'fetch',
+          'performance',
+          'process',
+          'setImmediate',
+          'setInterval',
+          'setTimeout',
+          'structuredClone',
+        ].map((name) => [name, 'readonly']),
+      ),
     },
   },
   {

@@ -1,11 +1,19 @@
 // Request bodies for the load generator: every fixture of a webhook type from the library's
 // testing corpus, in rotation, each with its dedupe identity made unique per request, so that no
 // request is acknowledged as a duplicate (a dedupe hit skips the enqueue and would flatter the
-// receiver).
+// receiver). `mixed` is the five types in rotation, each POSTed to its own path.
 import { randomUUID } from 'node:crypto';
+import { WEBHOOK_PATHS } from '../../dist/schemas/index.js';
 import { allFixtures } from '../../dist/testing/index.js';
 
 export const WEBHOOK_TYPES = ['incoming', 'status', 'session', 'event', 'chatbot'];
+/** The load that cycles through the five types (one request of each in turn). */
+export const MIXED = 'mixed';
+/** Where the bench's servers mount their receiver. */
+export const BASE_PATH = '/webhooks';
+
+/** The URL path a load of `type` is sent to (for `mixed`, the base: each request adds its type's path). */
+export const pathOf = (type) => (type === MIXED ? BASE_PATH : `${BASE_PATH}/${WEBHOOK_PATHS[type]}`);
 
 const UNIQUE_STRING = '__bench_unique__';
 const UNIQUE_NUMBER = 424242424242424;
@@ -20,13 +28,21 @@ const IDENTITY = {
   event: { field: 'timestamp', kind: 'number' },
 };
 
-/** The field that names the conversation (ordering key) of a chatbot event. */
-const CONVERSATION_FIELD = { chatbot: 'chatParticipantId' };
+/**
+ * The field that names the customer (and so the conversation, src/dedupe/keys.ts ORDERING_KEYS)
+ * of a type, and the value of customer `n`. Status receipts are ordered by their (unique) gstId;
+ * session and partner events by the business's own number, which real traffic does not vary.
+ */
+const CONVERSATION_FIELD = {
+  chatbot: { field: 'chatParticipantId', value: (n) => `"conversation-${n}"` },
+  incoming: { field: 'sender', value: (n) => `"+2784${String(n).padStart(7, '0')}"` },
+};
 
 /**
  * Builds a body factory for `type`: each call returns the next fixture of that type as JSON text
  * with a fresh identity. With `conversations`, chatbot events spread over that many
- * chatParticipantIds (ordering keys) instead of the fixtures' single one.
+ * chatParticipantIds and incoming messages over that many senders (ordering keys) instead of the
+ * fixtures' few.
  */
 export function createBodyFactory(type, { conversations } = {}) {
   const identity = IDENTITY[type];
@@ -36,8 +52,8 @@ export function createBodyFactory(type, { conversations } = {}) {
     .map(({ payload }) => {
       const copy = { ...payload };
       copy[identity.field] = identity.kind === 'string' ? UNIQUE_STRING : UNIQUE_NUMBER;
-      const conversationField = CONVERSATION_FIELD[type];
-      if (conversations && conversationField) copy[conversationField] = CONVERSATION;
+      const conversation = CONVERSATION_FIELD[type];
+      if (conversations && conversation) copy[conversation.field] = CONVERSATION;
       // Split once, so a request costs a few string concatenations, not a JSON.stringify.
       const json = JSON.stringify(copy);
       const placeholder = new RegExp(`"${UNIQUE_STRING}"|${UNIQUE_NUMBER}|"${CONVERSATION}"`, 'g');
@@ -57,12 +73,27 @@ export function createBodyFactory(type, { conversations } = {}) {
     let text = template.parts[0];
     for (let i = 0; i < template.order.length; i += 1) {
       if (template.order[i] === 'conversation') {
-        text += `"conversation-${counter % conversations}"`;
+        text += CONVERSATION_FIELD[type].value(counter % conversations);
       } else {
         text += identity.kind === 'string' ? `"${randomUUID()}"` : String(base + counter);
       }
       text += template.parts[i + 1];
     }
     return text;
+  };
+}
+
+/**
+ * A request factory for `type` (one of WEBHOOK_TYPES or MIXED): each call returns the next
+ * `{ path, body }`; `path` is under BASE_PATH.
+ */
+export function createRequestFactory(type, options) {
+  const types = type === MIXED ? WEBHOOK_TYPES : [type];
+  const factories = types.map((t) => ({ path: pathOf(t), next: createBodyFactory(t, options) }));
+  let index = 0;
+  return function nextRequest() {
+    const factory = factories[index];
+    index = (index + 1) % factories.length;
+    return { path: factory.path, body: factory.next() };
   };
 }

@@ -1,27 +1,24 @@
-// Scenario 9 of `npm run bench`: the node handler traced with messaging-webhooks/otel ÷ the same
-// handler untraced, measured like scenario 8 (bench/metrics.js: same load generator, same bodies,
-// loopback, interleaved rounds).
+// Scenario 9: the node handler traced with messaging-webhooks/otel (servers/otel.js) ÷ the same
+// handler untraced (servers/node.js), measured like scenario 8 (each type on its own,
+// interleaved rounds).
 //
 //   traced, @opentelemetry/api without an SDK (no-op tracer) ÷ untraced        target ≥ 0.98×
 //   traced with an SDK and an exporter that drops the spans ÷ untraced         reported
 //
-// Servers run bench/otel-server.js. Rounds: --adapter-rounds=N (default 1).
-import { WEBHOOK_TYPES } from './lib/bodies.js';
-import { measureInterleaved, medianCell } from './lib/interleaved.js';
-import { fixed, geomean, int, ratio, table } from './lib/table.js';
+// Rounds: --adapter-rounds=N (default 1).
+import { WEBHOOK_TYPES } from '../lib/bodies.js';
+import { measureInterleaved, medianCell } from '../lib/interleaved.js';
+import { fixed, geomean, int, ratio, table } from '../lib/table.js';
 
 const PLAIN = 'node-handler';
 const NOOP = 'node-handler-otel-noop';
 const SDK = 'node-handler-otel-sdk';
 const LABELS = { [PLAIN]: 'untraced', [NOOP]: 'traced, no SDK', [SDK]: 'traced, SDK' };
 
-/** Runs the scenario with the runner's toolbox (as bench/metrics.js takes it). */
-export async function scenarioOtel(bench) {
+export async function run(bench) {
   const { target, log, connections, seconds, rounds } = bench;
-  log(
-    `\n## 9. Tracing: node handler with traceWebhooks (no SDK; SDK + dropping exporter) ÷ without, ${connections} connections, ${rounds} round(s) of ${seconds} s per cell`,
-  );
-  const runs = await measureInterleaved(bench, 'otel-server.js', [PLAIN, NOOP, SDK]);
+  log(`${connections} connections, ${rounds} round(s) of ${seconds} s per cell`);
+  const runs = await measureInterleaved(bench, 'servers/serve.js', [PLAIN, NOOP, SDK]);
   const cell = medianCell(runs);
   const rows = [];
   const ratios = { [NOOP]: [], [SDK]: [] };

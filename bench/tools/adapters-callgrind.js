@@ -1,52 +1,59 @@
 // Instructions per request of the bench's servers, counted by valgrind's callgrind: immune to the
-// load of other processes on the machine, unlike req/s. Each server (bench/adapters-server.js or
-// bench/server.js) runs under callgrind; a client here sends `--warmup` requests (JIT tiers and
+// load of other processes on the machine, unlike req/s. Each server (bench/servers/serve.js, any
+// kind and variant) runs under callgrind; a client here sends `--warmup` requests (JIT tiers and
 // heap settle), callgrind's counters are zeroed, `--requests` more are sent, and the counters are
 // dumped: instructions ÷ requests, background threads (V8's compiler, GC helpers) included.
 //
-//   node bench/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
+//   node bench/tools/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
 //                                    [--warmup=3000] [--requests=2000] [--connections=8] [--keep]
 //
 // --keep: leave each dump (the measured window only) in /tmp and print its path, for
 // `callgrind_annotate --inclusive=yes <dump>`: which native functions (GC, hashing, Map lookups)
 // the instructions go to.
 //
-// Kinds: those of bench/adapters-server.js, and node-raw, node-handler of bench/server.js.
+// Kinds: those of bench/servers/serve.js, with a variant after a colon (servers/options.js).
 // Slow (a server under callgrind runs ~50× slower): a few minutes per kind and type.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createBodyFactory } from './lib/bodies.js';
-import { startChild } from './lib/proc.js';
+import { createProgram, integer, list, parseArgs } from '../lib/args.js';
+import { createBodyFactory, pathOf, WEBHOOK_TYPES } from '../lib/bodies.js';
+import { startChild } from '../lib/proc.js';
 
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, '').split('=');
-    return [key, value ?? 'true'];
-  }),
+const options = parseArgs(
+  createProgram('adapters-callgrind', 'Instructions (or CPU µs) per request of bench servers.')
+    .option('--kinds <list>', 'server kinds (servers/serve.js)', list(), [
+      'fastify-bare',
+      'fastify-plugin',
+      'hono-bare',
+      'hono-fetch',
+    ])
+    .option('--types <list>', 'webhook types', list(WEBHOOK_TYPES), ['chatbot', 'incoming'])
+    .option('--warmup <n>', 'requests before the measured window', integer(), 3000)
+    .option('--requests <n>', 'requests in the measured window', integer(), 2000)
+    .option('--connections <n>', 'keep-alive connections', integer(), 8)
+    .option('--cpu', "no valgrind: the server's own CPU time (process.cpuUsage) per request instead")
+    .option('--keep', 'keep each callgrind dump and print its path'),
 );
-const KINDS = (args.get('kinds') ?? 'fastify-bare,fastify-plugin,hono-bare,hono-fetch').split(',');
-const TYPES = (args.get('types') ?? 'chatbot,incoming').split(',');
-const WARMUP = Number(args.get('warmup') ?? 3000);
-const REQUESTS = Number(args.get('requests') ?? 2000);
-const CONNECTIONS = Number(args.get('connections') ?? 8);
-const NODE_KINDS = new Set(['node-raw', 'node-handler', 'express-router', 'express-bare']);
-/** --cpu: no valgrind; the server's own CPU time (process.cpuUsage) per request instead. */
-const CPU = args.has('cpu');
-const KEEP = args.has('keep');
+const KINDS = options.kinds;
+const TYPES = options.types;
+const WARMUP = options.warmup;
+const REQUESTS = options.requests;
+const CONNECTIONS = options.connections;
+const CPU = options.cpu === true;
+const KEEP = options.keep === true;
+const SERVE = 'servers/serve.js';
 
 function startServer(kind) {
   if (CPU) {
-    return startChild(NODE_KINDS.has(kind) ? 'server.js' : 'adapters-server.js', {
+    return startChild(SERVE, {
       cpu: 0,
       args: [JSON.stringify({ kind })],
     }).then((server) => ({ server, port: server.hello.port }));
   }
-  const script = fileURLToPath(
-    new URL(NODE_KINDS.has(kind) ? './server.js' : './adapters-server.js', import.meta.url),
-  );
+  const script = fileURLToPath(new URL(`../${SERVE}`, import.meta.url));
   const out = `/tmp/callgrind-${kind}-${process.pid}-${Date.now()}.out`;
   const child = spawn(
     'valgrind',
@@ -74,7 +81,7 @@ function startServer(kind) {
  */
 async function send(agent, port, type, count) {
   const nextBody = createBodyFactory(type);
-  const path = `/webhooks/${type === 'event' ? 'events' : type}`;
+  const path = pathOf(type);
   let left = count;
   let failed = 0;
   // A keep-alive socket the server closed while idle (Node's 5 s keepAliveTimeout, which a server

@@ -5,23 +5,25 @@
 // reports process.cpuUsage() per request, callbacks included. CPU time rather than wall time:
 // the machine is shared. Not part of `npm run bench`:
 //
-//   npm run build && node bench/otel-cost.js [--rounds=5] [--requests=50000]
-//   npm run build && node bench/otel-cost.js --callgrind [--requests=2000]   (instruction counts)
+//   npm run build && node bench/tools/otel-cost.js [--rounds=5] [--requests=50000]
+//   npm run build && node bench/tools/otel-cost.js --callgrind [--requests=2000]   (instruction counts)
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createBodyFactory, WEBHOOK_TYPES } from './lib/bodies.js';
+import { createProgram, integer, Option, parseArgs } from '../lib/args.js';
+import { createBodyFactory, WEBHOOK_TYPES } from '../lib/bodies.js';
 
 const KINDS = ['untraced', 'traced-noop', 'traced-sdk'];
-const args = new Map(
-  process.argv.slice(2).map((arg) => {
-    const [key, value] = arg.replace(/^--/, '').split('=');
-    return [key, value];
-  }),
+const options = parseArgs(
+  createProgram('otel-cost', "Tracing's CPU time (or instructions) per request, pipeline only.")
+    .option('--rounds <n>', 'rounds, each kind once per round', integer(), 5)
+    .option('--requests <n>', 'requests per measurement (default 50 000; --callgrind 2 000)', integer())
+    .option('--callgrind', 'count instructions under callgrind instead of timing')
+    .addOption(new Option('--child <kind>', 'internal: run one kind and report').choices(KINDS).hideHelp()),
 );
 
 async function child(kind, requests) {
-  const { createNodeHandler } = await import('../dist/index.js');
-  const { WEBHOOK_PATHS } = await import('../dist/schemas/index.js');
+  const { createNodeHandler } = await import('../../dist/index.js');
+  const { WEBHOOK_PATHS } = await import('../../dist/schemas/index.js');
   const handler = async () => {};
   const receiver = createNodeHandler({
     onIncoming: handler,
@@ -31,13 +33,13 @@ async function child(kind, requests) {
     onChatbot: handler,
   });
   if (kind === 'traced-noop') {
-    const { traceWebhooks } = await import('../dist/otel/index.js');
+    const { traceWebhooks } = await import('../../dist/otel/index.js');
     traceWebhooks(receiver);
   } else if (kind === 'traced-sdk') {
     const { context } = await import('@opentelemetry/api');
     const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
     const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
-    const { traceWebhooks } = await import('../dist/otel/index.js');
+    const { traceWebhooks } = await import('../../dist/otel/index.js');
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const exporter = { export: (_spans, done) => done({ code: 0 }), shutdown: () => Promise.resolve() };
     traceWebhooks(receiver, {
@@ -86,9 +88,8 @@ function instructions(kind, requests) {
         '--callgrind-out-file=/dev/null',
         process.execPath,
         fileURLToPath(import.meta.url),
-        '--child',
-        kind,
-        String(requests),
+        `--child=${kind}`,
+        `--requests=${requests}`,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -108,7 +109,7 @@ function instructions(kind, requests) {
  * runs go in parallel (counts do not depend on the load).
  */
 async function mainCallgrind() {
-  const n = Number(args.get('requests') ?? 2000);
+  const n = options.requests ?? 2000;
   const counts = await Promise.all(
     KINDS.map(async (kind) => {
       const [once, twice] = await Promise.all([instructions(kind, n), instructions(kind, 2 * n)]);
@@ -125,15 +126,15 @@ async function mainCallgrind() {
 }
 
 async function main() {
-  if (args.has('callgrind')) return await mainCallgrind();
-  const rounds = Number(args.get('rounds') ?? 5);
-  const requests = Number(args.get('requests') ?? 50_000);
+  if (options.callgrind) return await mainCallgrind();
+  const { rounds } = options;
+  const requests = options.requests ?? 50_000;
   const results = Object.fromEntries(KINDS.map((kind) => [kind, []]));
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? KINDS : [...KINDS].reverse();
     for (const kind of order) {
       const result = await new Promise((resolve, reject) => {
-        const proc = fork(fileURLToPath(import.meta.url), ['--child', kind, String(requests)]);
+        const proc = fork(fileURLToPath(import.meta.url), [`--child=${kind}`, `--requests=${requests}`]);
         proc.on('message', resolve);
         proc.on('exit', (code) => code !== 0 && reject(new Error(`${kind} exited ${code}`)));
       });
@@ -152,5 +153,5 @@ async function main() {
   }
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]));
+if (options.child) await child(options.child, options.requests);
 else await main();

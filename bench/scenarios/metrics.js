@@ -1,24 +1,21 @@
-// Scenario 8 of `npm run bench`: the node handler with Prometheus metrics collected
-// (messaging-webhooks/metrics on a prom-client Registry, scraped once a second) ÷ the same handler
-// without, measured like scenario 1 (same load generator, same bodies, loopback, bounded).
+// Scenario 8: the node handler with Prometheus metrics collected (messaging-webhooks/metrics on a
+// prom-client Registry, scraped once a second; servers/metrics.js) ÷ the same handler without
+// (servers/node.js), each type on its own, interleaved (bench/lib/interleaved.js).
 //
 //   node handler with metrics ÷ without                                    target ≥ 0.95×
 //
-// Servers run bench/metrics-server.js. Rounds: --adapter-rounds=N (default 1; each round
-// alternates the order of the two servers per type).
-import { WEBHOOK_TYPES } from './lib/bodies.js';
-import { measureInterleaved, medianCell } from './lib/interleaved.js';
-import { fixed, geomean, int, ratio, table } from './lib/table.js';
+// Rounds: --adapter-rounds=N (default 1; each round alternates the order of the two servers per
+// type).
+import { WEBHOOK_TYPES } from '../lib/bodies.js';
+import { measureInterleaved, medianCell } from '../lib/interleaved.js';
+import { fixed, geomean, int, ratio, table } from '../lib/table.js';
 
 const KINDS = ['node-handler', 'node-handler-metrics'];
 
-/** Runs the scenario with the runner's toolbox (as bench/adapters.js takes it). */
-export async function scenarioMetrics(bench) {
+export async function run(bench) {
   const { target, log, connections, seconds, rounds } = bench;
-  log(
-    `\n## 8. Metrics: node handler with collectMetrics ÷ without, ${connections} connections, ${rounds} round(s) of ${seconds} s per cell`,
-  );
-  const runs = await measureInterleaved(bench, 'metrics-server.js', KINDS);
+  log(`${connections} connections, ${rounds} round(s) of ${seconds} s per cell`);
+  const runs = await measureInterleaved(bench, 'servers/serve.js', KINDS);
 
   const cell = medianCell(runs);
   const rows = [];

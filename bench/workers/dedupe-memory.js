@@ -16,9 +16,9 @@ import {
   DEFAULT_DEDUPE_KEYS,
   DEFAULT_DEDUPE_MAX,
   digestDedupeKey,
-} from '../dist/index.js';
-import { createBodyFactory } from './lib/bodies.js';
-import { serveCommands } from './lib/proc.js';
+} from '../../dist/index.js';
+import { createBodyFactory } from '../lib/bodies.js';
+import { serveCommands } from '../lib/proc.js';
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with --expose-gc');
 

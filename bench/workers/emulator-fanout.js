@@ -3,8 +3,8 @@
 // client-default webhook configuration with incoming and chatbot URLs on the receiver), then
 // customer messages are triggered in batches until the time is up; each message makes two
 // deliveries (incoming, then chatbot). Deliveries/s counts deliveries that got a 2xx.
-import { createEmulator, DEFAULT_API_KEYS } from '../dist/emulator/index.js';
-import { serveCommands } from './lib/proc.js';
+import { createEmulator, DEFAULT_API_KEYS } from '../../dist/emulator/index.js';
+import { serveCommands } from '../lib/proc.js';
 
 const LITE_NUMBER = '+27820000001';
 const BATCH = 50;

@@ -8,8 +8,8 @@
 // percentiles are read from the sorted samples (nearest rank), so p50/p99 have microsecond
 // resolution.
 import autocannon from 'autocannon';
-import { createBodyFactory } from './lib/bodies.js';
-import { serveCommands } from './lib/proc.js';
+import { createRequestFactory, MIXED } from '../lib/bodies.js';
+import { serveCommands } from '../lib/proc.js';
 
 /** A growable list of float64 samples. */
 class Samples {
@@ -49,11 +49,13 @@ const summary = (samples) => {
 
 /**
  * Runs one load: `connections` keep-alive connections POSTing `type` bodies to `url` for
- * `durationSec`, as fast as answered or at `rate` requests/s. Returns throughput, exact latency percentiles of 2xx answers (and of all
- * answers), status counts, and the share of 503s after the first 503.
+ * `durationSec`, as fast as answered or at `rate` requests/s. `type` may be `mixed`: the five
+ * types in turn, each to its own path under /webhooks (the path of `url` is then not used).
+ * Returns throughput, exact latency percentiles of 2xx answers (and of all answers), status
+ * counts, and the share of 503s after the first 503.
  */
 async function run({ url, type, connections, durationSec, conversations, rate }) {
-  const nextBody = createBodyFactory(type, { conversations });
+  const nextRequest = createRequestFactory(type, { conversations });
   const ok = new Samples();
   const all = new Samples();
   const statusCounts = {};
@@ -74,7 +76,9 @@ async function run({ url, type, connections, durationSec, conversations, rate })
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         setupRequest(request) {
-          request.body = nextBody();
+          const next = nextRequest();
+          request.body = next.body;
+          if (type === MIXED) request.path = next.path;
           return request;
         },
       },

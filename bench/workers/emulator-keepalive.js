@@ -6,8 +6,8 @@
 // POSTs the very bodies the emulator delivered, to the same URLs, with `concurrency` workers.
 // Ratio = emulator deliveries/s ÷ bare loop POSTs/s.
 import { Agent, request } from 'undici';
-import { createEmulator, DEFAULT_API_KEYS } from '../dist/emulator/index.js';
-import { serveCommands } from './lib/proc.js';
+import { createEmulator, DEFAULT_API_KEYS } from '../../dist/emulator/index.js';
+import { serveCommands } from '../lib/proc.js';
 
 const NUMBER = '+27820000001';
 const CUSTOMERS = 500;

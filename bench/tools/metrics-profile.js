@@ -1,23 +1,31 @@
 // The per-request cost of collectMetrics, counted rather than timed: the node handler's pipeline
-// driven in-process (no sockets, as bench/stages.js does), with or without metrics collected, for a
+// driven in-process (no sockets, as bench/workers/stages.js does), with or without metrics collected, for a
 // fixed number of requests of every type. Run it under callgrind, which counts instructions and is
 // immune to the load of a shared machine, and compare the two totals:
 //
 //   npm run build
-//   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.plain   node bench/metrics-profile.js plain
-//   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.metrics node bench/metrics-profile.js metrics
+//   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.plain   node bench/tools/metrics-profile.js plain
+//   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.metrics node bench/tools/metrics-profile.js metrics
 //   callgrind_annotate /tmp/cg.metrics | head -40
 //
 // Without valgrind it prints CPU µs per request of each variant (least of 5, interleaved).
-// argv: [variant: plain | metrics | both (default)] [requests per type, default 4000]
+// Arguments: [variant: plain | metrics | both (default) | phased] [requests per type, default
+// 4000] [phased: the named pipe to block on] [phased: plain | metrics, that variant alone].
 import { Registry } from 'prom-client';
-import { createNodeHandler } from '../dist/index.js';
-import { collectMetrics } from '../dist/metrics/index.js';
-import { WEBHOOK_PATHS } from '../dist/schemas/index.js';
-import { createBodyFactory, WEBHOOK_TYPES } from './lib/bodies.js';
+import { createNodeHandler } from '../../dist/index.js';
+import { collectMetrics } from '../../dist/metrics/index.js';
+import { WEBHOOK_PATHS } from '../../dist/schemas/index.js';
+import { Argument } from 'commander';
+import { createProgram, integer, parseArgs } from '../lib/args.js';
+import { createBodyFactory, WEBHOOK_TYPES } from '../lib/bodies.js';
 
-const variant = process.argv[2] ?? 'both';
-const count = Number(process.argv[3] ?? 4000);
+const program = createProgram('metrics-profile', 'The per-request cost of collectMetrics, in-process.')
+  .addArgument(new Argument('[variant]').choices(['plain', 'metrics', 'both', 'phased']).default('both'))
+  .addArgument(new Argument('[requests]', 'requests per type').argParser(integer()).default(4000))
+  .argument('[fifo]', 'phased: the named pipe read between phases')
+  .addArgument(new Argument('[only]', 'phased: that variant alone').choices(['plain', 'metrics']));
+parseArgs(program);
+const [variant, count, fifo, only] = program.processedArgs;
 const instant = async () => {};
 
 function receiver(withMetrics) {
@@ -63,13 +71,12 @@ async function cpuOf(handler) {
 
 if (variant === 'phased') {
   // For callgrind_control: both variants warmed in one process, then plain, metrics, plain, ...
-  // each preceded by a line `PHASE <name>` and a blocking read of the named pipe argv[4], during
+  // each preceded by a line `PHASE <name>` and a blocking read of the named pipe `fifo`, during
   // which the driver dumps the counters (`callgrind_control -d <pid>`): dump k+1 minus nothing,
   // i.e. each dump holds the instructions of the phase before it.
   const { readFileSync } = await import('node:fs');
-  // argv[5] `plain` or `metrics`: that variant alone (no feedback shared with the other one, as in
+  // `only`, plain or metrics: that variant alone (no feedback shared with the other one, as in
   // the HTTP benchmark where each variant is its own process).
-  const only = process.argv[5];
   const handlers =
     only === undefined
       ? { plain: receiver(false), metrics: receiver(true) }
@@ -83,7 +90,7 @@ if (variant === 'phased') {
     // A full collection (node --expose-gc) before each dump: each phase pays for its own garbage.
     globalThis.gc?.();
     process.stdout.write(`PHASE ${phase}\n`);
-    readFileSync(process.argv[4]);
+    readFileSync(fifo);
     if (phase !== 'end') await drive(handlers[phase]);
   }
 } else if (variant === 'plain' || variant === 'metrics') {

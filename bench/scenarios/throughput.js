@@ -1,0 +1,247 @@
+// Scenario 1: each adapter against the receiver a user would hand-write on the same framework.
+//
+// Eleven servers (servers/serve.js), each in its own process on the server CPU, measured in
+// interleaved rounds (bench/lib/interleaved.js) with the same load: 50 keep-alive connections,
+// the library's fixtures with a unique dedupe identity per request, chatbot and incoming events
+// spread over 10 000 customers (ordering keys), and by default the five types in turn on one
+// server (`mixed`, like a receiver's real traffic; --per-type measures each type on its own).
+//
+//   receiver (the library, servers/options.js: validation, in-memory dedupe of 100 000 keys for
+//   3 days, in-memory dispatcher with concurrency 16 and maxQueueSize 10 000, delivery tracking,
+//   an instant async callback for each type)        against its hand-written peer
+//   express-router   createWebhookRouter              express-peer    express.json() + peer
+//   fastify-plugin   webhooksPlugin                   fastify-peer    Fastify's parser + peer
+//   hono-fetch       createFetchHandler in Hono       hono-peer       await c.req.json() + peer
+//   node-handler     createNodeHandler                node-raw        chunks + JSON.parse + 200
+//
+// "peer" (servers/peer.js): zod safeParse with the package's schemas, an lru-cache of 100 000
+// keys with a 3-day TTL keyed by the library's identity of each type, one p-queue with
+// concurrency 16 (not ordered per conversation), the same instant callbacks, 200.
+// Context rows, not targets: express-bare (express.json() + 200), fastify-bare (Fastify's parser
+// + zod safeParse + 200), hono-bare (await c.req.json() + 200).
+//
+// Targets, by requests/s (the CPU µs per request ratio is in the note): each receiver ≥ 1.0× its
+// peer, the node handler ≥ 0.75× raw node:http; and the node handler's CPU µs per request ≤ the
+// Fastify plugin's. With --profile, the router and the node handler run under --cpu-prof and
+// their profiles are summarised.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { MIXED, WEBHOOK_TYPES } from '../lib/bodies.js';
+import { measureInterleaved, medianCell } from '../lib/interleaved.js';
+import { summarizeProfile } from '../lib/profile.js';
+import { fixed, geomean, int, percent, ratio, table } from '../lib/table.js';
+
+/** Distinct customers (chatbot chatParticipantIds, incoming senders) of the load. */
+export const CUSTOMERS = 10_000;
+
+/** The servers, pairs adjacent (so the interleaved order keeps each pair's runs close in time). */
+const SERVERS = [
+  { kind: 'express-bare', role: 'context', what: 'express.json() + 200' },
+  { kind: 'express-peer', role: 'peer', what: 'express.json() + zod + lru-cache + p-queue' },
+  { kind: 'express-router', role: 'receiver', what: 'createWebhookRouter in Express' },
+  { kind: 'fastify-bare', role: 'context', what: 'Fastify parser + zod + 200' },
+  { kind: 'fastify-peer', role: 'peer', what: 'Fastify parser + zod + lru-cache + p-queue' },
+  { kind: 'fastify-plugin', role: 'receiver', what: 'webhooksPlugin in Fastify' },
+  { kind: 'hono-bare', role: 'context', what: 'c.req.json() + 200' },
+  { kind: 'hono-peer', role: 'peer', what: 'c.req.json() + zod + lru-cache + p-queue' },
+  { kind: 'hono-fetch', role: 'receiver', what: 'createFetchHandler in Hono' },
+  { kind: 'node-raw', role: 'peer', what: 'node:http + JSON.parse + 200' },
+  { kind: 'node-handler', role: 'receiver', what: 'createNodeHandler on node:http' },
+];
+
+export const PAIRS = [
+  {
+    receiver: 'express-router',
+    peer: 'express-peer',
+    context: 'express-bare',
+    limit: 1.0,
+    name: 'router in Express ÷ hand-written Express peer',
+  },
+  {
+    receiver: 'fastify-plugin',
+    peer: 'fastify-peer',
+    context: 'fastify-bare',
+    limit: 1.0,
+    name: 'Fastify plugin ÷ hand-written Fastify peer',
+  },
+  {
+    receiver: 'hono-fetch',
+    peer: 'hono-peer',
+    context: 'hono-bare',
+    limit: 1.0,
+    name: 'createFetchHandler in Hono ÷ hand-written Hono peer',
+  },
+  {
+    receiver: 'node-handler',
+    peer: 'node-raw',
+    limit: 0.75,
+    name: 'createNodeHandler ÷ raw node:http + JSON.parse',
+  },
+];
+
+const PROFILED = new Set(['express-router', 'node-handler']);
+
+export async function run(bench) {
+  const { target, log, options, connections, seconds, quick } = bench;
+  const rounds = options.rounds;
+  const types = options.perType ? WEBHOOK_TYPES : [MIXED];
+  log(
+    `${connections} connections, ${rounds} round(s) of ${seconds} s per cell, ` +
+      `${options.perType ? 'each type on its own' : 'the five types in turn'}, ${CUSTOMERS} customers; ` +
+      'receivers with their defaults and an instant callback per type; peers: zod safeParse + ' +
+      'lru-cache (100 000 keys, 3-day TTL) + one p-queue (concurrency 16) + the same callbacks',
+  );
+  const profileDir = `${bench.profileDir}throughput/`;
+  if (options.profile) rmSync(profileDir, { recursive: true, force: true });
+  const kinds = SERVERS.map((server) => server.kind);
+  const runs = await measureInterleaved(bench, 'servers/serve.js', kinds, {
+    rounds,
+    types,
+    conversations: CUSTOMERS,
+    warmupSeconds: quick ? 0.5 : 1.5,
+    nodeArgs: (kind) =>
+      options.profile && PROFILED.has(kind) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}${kind}`] : [],
+  });
+  const cell = medianCell(runs);
+  const cells = types.flatMap((type) => kinds.map((kind) => cell(kind, type)));
+  const find = (kind, type) => cells.find((c) => c.kind === kind && c.type === type);
+
+  // Ratios per pair and type: receiver ÷ peer by req/s, and peer CPU ÷ receiver CPU (both "higher
+  // is better"); the same against the bare route, as context.
+  const ratios = {};
+  for (const pair of PAIRS) {
+    ratios[pair.receiver] = { throughput: [], cpu: [], contextThroughput: [], contextCpu: [] };
+    for (const type of types) {
+      const mine = find(pair.receiver, type);
+      const peer = find(pair.peer, type);
+      ratios[pair.receiver].throughput.push(mine.requestsPerSec / peer.requestsPerSec);
+      ratios[pair.receiver].cpu.push(peer.cpuUs / mine.cpuUs);
+      if (pair.context) {
+        const bare = find(pair.context, type);
+        ratios[pair.receiver].contextThroughput.push(mine.requestsPerSec / bare.requestsPerSec);
+        ratios[pair.receiver].contextCpu.push(bare.cpuUs / mine.cpuUs);
+      }
+    }
+  }
+  const rows = [];
+  for (const [index, type] of types.entries()) {
+    for (const server of SERVERS) {
+      const c = find(server.kind, type);
+      const pair = server.role === 'receiver' ? ratios[server.kind] : undefined;
+      rows.push([
+        type,
+        server.kind,
+        server.role,
+        int(c.requestsPerSec),
+        fixed(c.p50),
+        fixed(c.p99),
+        int(c.cpuUs),
+        fixed(c.serverCpuShare),
+        fixed(c.loadCpuShare),
+        fixed(c.otherCpuCores),
+        c.non2xx + c.duplicates,
+        pair ? ratio(pair.throughput[index]) : '',
+        pair ? ratio(pair.cpu[index]) : '',
+      ]);
+    }
+  }
+  log(
+    table(
+      [
+        'load',
+        'server',
+        'role',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU µs/req',
+        'srv CPU',
+        'load CPU',
+        'other CPU',
+        'failed+dup',
+        'req/s ÷ peer',
+        'CPU ÷ peer',
+      ],
+      rows,
+    ),
+  );
+  log(
+    '(servers: ' +
+      SERVERS.map((s) => `${s.kind} = ${s.what}`).join('; ') +
+      '. "CPU ÷ peer": peer CPU µs/req ÷ receiver CPU µs/req, higher is better; "other CPU": cores busy outside the bench; "failed+dup": non-2xx, unanswered and duplicate answers, must be 0)',
+  );
+
+  const summary = {};
+  const over = types.length > 1 ? 'geometric mean over the five types; ' : '';
+  for (const pair of PAIRS) {
+    const r = ratios[pair.receiver];
+    const overall = geomean(r.throughput);
+    const cpu = geomean(r.cpu);
+    summary[pair.receiver] = {
+      peer: pair.peer,
+      throughput: overall,
+      cpu,
+      perType: types.length > 1 ? Object.fromEntries(types.map((t, i) => [t, r.throughput[i]])) : undefined,
+      context: pair.context
+        ? { kind: pair.context, throughput: geomean(r.contextThroughput), cpu: geomean(r.contextCpu) }
+        : undefined,
+    };
+    const worst = types.length > 1 ? `worst type ${Math.min(...r.throughput).toFixed(2)}×; ` : '';
+    target(
+      pair.name,
+      overall,
+      `≥ ${pair.limit.toFixed(2)}×`,
+      overall >= pair.limit,
+      `req/s, ${over}${worst}by server CPU per request ${cpu.toFixed(2)}×`,
+    );
+  }
+  // The node handler's CPU per request against the Fastify plugin's (lower is better).
+  const cpuOf = (kind) => geomean(types.map((type) => find(kind, type).cpuUs));
+  const handlerCpu = cpuOf('node-handler');
+  const pluginCpu = cpuOf('fastify-plugin');
+  summary.nodeHandlerCpuVsFastifyPlugin = handlerCpu / pluginCpu;
+  target(
+    'createNodeHandler CPU µs/req ÷ Fastify plugin CPU µs/req',
+    handlerCpu / pluginCpu,
+    '≤ 1.00×',
+    handlerCpu <= pluginCpu,
+    `${fixed(handlerCpu, 1)} vs ${fixed(pluginCpu, 1)} µs per request${types.length > 1 ? ' (geometric means over the types)' : ''}`,
+  );
+  log(
+    'context, receiver ÷ bare route (req/s; CPU): ' +
+      PAIRS.filter((pair) => pair.context)
+        .map(
+          (pair) =>
+            `${pair.receiver} ÷ ${pair.context} ${ratio(summary[pair.receiver].context.throughput)}; ${ratio(summary[pair.receiver].context.cpu)}`,
+        )
+        .join(', '),
+  );
+
+  if (options.profile) summary.profiles = printProfiles(profileDir, log);
+  return { types, customers: CUSTOMERS, cells, summary, runs };
+}
+
+/** Summarises the V8 CPU profiles of the profiled servers (written when they exited). */
+function printProfiles(profileDir, log) {
+  const profiles = {};
+  if (!existsSync(profileDir)) return profiles;
+  for (const kind of readdirSync(profileDir)) {
+    const files = readdirSync(`${profileDir}${kind}`).filter((file) => file.endsWith('.cpuprofile'));
+    if (files.length === 0) continue;
+    const summary = summarizeProfile(`${profileDir}${kind}/${files[0]}`);
+    profiles[kind] = summary;
+    log(`\nWhere ${kind} spends its CPU (self time, whole scenario)`);
+    log(
+      table(
+        ['group', 'share'],
+        summary.groups.slice(0, 14).map((g) => [g.name, percent(g.share)]),
+      ),
+    );
+    log(
+      table(
+        ['function (file)', 'share'],
+        summary.functions.slice(0, 20).map((f) => [f.name, percent(f.share)]),
+      ),
+    );
+  }
+  return profiles;
+}
