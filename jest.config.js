@@ -4,6 +4,8 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
+  // apps run by scripts/consumers.sh against the packed tarball, each with its own runner
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/consumers/'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
