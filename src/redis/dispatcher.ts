@@ -130,7 +130,7 @@ const IDLE_POLL_MS = 50;
 /**
  * The replica check of a batch of jobs of one partition: KEYS[1] is the partition's marker key,
  * the others its jobs' keys (all in the partition's slot). Answers, per job, whether it is on this
- * primary, after writing the marker. The `WAIT` sent next on the same connection then covers the
+ * primary, after writing the marker. The `WAIT` sent after it on the same connection then covers the
  * marker and so everything before it in this primary's replication stream: the jobs found here,
  * whichever connection or earlier primary added them.
  */
@@ -140,9 +140,14 @@ for i = 2, #KEYS do found[i - 1] = redis.call('EXISTS', KEYS[i]) end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)
 return found`;
 
-/** Jobs of one partition waiting for their replica check. */
+/** Jobs waiting for their replica check: of one partition on a cluster, of any on one Redis. */
 interface ReplicaBatch {
-  pending: { readonly key: string; readonly resolve: () => void; readonly reject: (error: Error) => void }[];
+  pending: {
+    readonly partition: number;
+    readonly key: string;
+    readonly resolve: () => void;
+    readonly reject: (error: Error) => void;
+  }[];
   flushing: boolean;
 }
 
@@ -242,38 +247,50 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   });
   started.catch(() => undefined);
 
-  /** Sends one replica check for every job of the partition waiting for one, until none waits. */
-  async function flush(partition: number): Promise<void> {
-    const batch = batches[partition]!;
+  /**
+   * Sends one replica check for every job of the batch waiting for one (a marker write per
+   * partition, then one WAIT), until none waits.
+   */
+  async function flush(batch: ReplicaBatch): Promise<void> {
     batch.flushing = true;
     while (batch.pending.length > 0) {
       const waiting = batch.pending;
       batch.pending = [];
+      const groups = new Map<number, ReplicaBatch['pending']>();
+      for (const entry of waiting) {
+        const group = groups.get(entry.partition);
+        if (group === undefined) groups.set(entry.partition, [entry]);
+        else group.push(entry);
+      }
       try {
-        const keys = waiting.map((entry) => entry.key);
-        const replies = await client
-          .pipeline()
-          .eval(MARK_REPLICATED, 1 + keys.length, markers[partition]!, ...keys, Date.now())
-          .call('WAIT', replicaAck!.replicas, replicaAck!.timeoutMs)
-          .exec();
-        const [[markError, found] = [], [waitError, acked] = []] = replies ?? [];
-        if (markError) throw markError;
+        const pipeline = client.pipeline();
+        for (const [partition, entries] of groups) {
+          const keys = entries.map((entry) => entry.key);
+          pipeline.eval(MARK_REPLICATED, 1 + keys.length, markers[partition]!, ...keys, Date.now());
+        }
+        pipeline.call('WAIT', replicaAck!.replicas, replicaAck!.timeoutMs);
+        const replies = (await pipeline.exec()) ?? [];
+        const [waitError, acked] = replies.at(-1) ?? [new Error('WAIT: no reply')];
         if (waitError) throw waitError;
         const confirmed = Number(acked);
-        for (const [index, entry] of waiting.entries()) {
-          if ((found as number[])[index] !== 1) {
-            entry.reject(
-              new RedisReplicationError(
-                'the job is no longer on its primary (a failover after the add?): not acknowledged',
-              ),
-            );
-          } else if (confirmed < replicaAck!.replicas) {
-            entry.reject(
-              new RedisReplicationError(
-                `the job reached ${confirmed} of ${replicaAck!.replicas} replicas within ${replicaAck!.timeoutMs} ms: not acknowledged`,
-              ),
-            );
-          } else entry.resolve();
+        for (const [index, entries] of [...groups.values()].entries()) {
+          const [markError, found] = replies[index] ?? [new Error('replica check: no reply')];
+          for (const [position, entry] of entries.entries()) {
+            if (markError) entry.reject(markError);
+            else if ((found as number[])[position] !== 1) {
+              entry.reject(
+                new RedisReplicationError(
+                  'the job is no longer on its primary (a failover after the add?): not acknowledged',
+                ),
+              );
+            } else if (confirmed < replicaAck!.replicas) {
+              entry.reject(
+                new RedisReplicationError(
+                  `the job reached ${confirmed} of ${replicaAck!.replicas} replicas within ${replicaAck!.timeoutMs} ms: not acknowledged`,
+                ),
+              );
+            } else entry.resolve();
+          }
         }
       } catch (error) {
         for (const entry of waiting) entry.reject(error as Error);
@@ -283,14 +300,15 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   }
 
   /**
-   * Resolves once the job is on enough replicas. Jobs of one partition that finish their add while
-   * a check is on the wire share the next one: one WAIT per partition at a time, not per job.
+   * Resolves once the job is on enough replicas. Jobs that finish their add while a check is on
+   * the wire share the next one: one WAIT at a time per connection (per partition on a cluster,
+   * where a pipeline holds one slot), not one per job.
    */
   function replicated(partition: number, key: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const batch = batches[partition]!;
-      batch.pending.push({ key, resolve, reject });
-      if (!batch.flushing) void flush(partition);
+      const batch = batches[client.isCluster ? partition : 0]!;
+      batch.pending.push({ partition, key, resolve, reject });
+      if (!batch.flushing) void flush(batch);
     });
   }
 

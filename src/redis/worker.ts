@@ -151,6 +151,9 @@ class ShutdownSignal extends Error {
   }
 }
 
+/** BullMQ's pause after a connection error in a worker's loop, before it tries again. */
+const RUN_RETRY_DELAY_MS = 1000;
+
 /** Longest wait for the health probe's background PING (the worker's client has no command timeout). */
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
@@ -274,6 +277,10 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
       ...bullPrefix,
       concurrency: 1,
       autorun: false,
+      // After a connection error (a failover, a Redis restart) BullMQ waits this long before it
+      // fetches or completes again; its 15 s default held every partition that long after a
+      // failover. The client reconnects on its own, so retrying each second costs little.
+      runRetryDelay: RUN_RETRY_DELAY_MS,
     });
     worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'bullmq worker error'));
     return worker;

@@ -240,13 +240,21 @@ export async function deliver(
 export interface Tally {
   readonly acked: number;
   readonly ran: number;
+  /** Acked, never ran, and no longer queued: gone. */
   readonly lost: number;
+  /** Acked, not run yet, still queued when the drain ended (late, not lost). */
+  readonly queued: number;
   readonly twice: number;
   /** Conversations whose events ran out of the order they were sent in. */
   readonly outOfOrder: number;
 }
 
-export function tally(all: readonly Conversation[], delivery: Delivery, log: RunLog): Tally {
+export function tally(
+  all: readonly Conversation[],
+  delivery: Delivery,
+  log: RunLog,
+  stillQueued: ReadonlySet<string> = new Set(),
+): Tally {
   const position = new Map<string, { participant: string; index: number }>();
   for (const conversation of all) {
     for (const [index, eventId] of conversation.eventIds.entries()) {
@@ -264,7 +272,10 @@ export function tally(all: readonly Conversation[], delivery: Delivery, log: Run
   return {
     acked: delivery.acked.size,
     ran: log.counts.size,
-    lost: [...delivery.acked].filter((eventId) => !log.counts.has(eventId)).length,
+    lost: [...delivery.acked].filter((eventId) => !log.counts.has(eventId) && !stillQueued.has(eventId))
+      .length,
+    queued: [...delivery.acked].filter((eventId) => !log.counts.has(eventId) && stillQueued.has(eventId))
+      .length,
     twice: [...log.counts.values()].filter((runs) => runs > 1).length,
     outOfOrder: disordered.size,
   };
@@ -291,6 +302,20 @@ export async function drain(
     }
   }, timeoutMs);
   await new Promise((resolve) => setTimeout(resolve, 300));
+}
+
+/** Event ids of the jobs still waiting, active or delayed in a dispatcher's partition queues. */
+export async function queuedEventIds(dispatcher: BullMQDispatcher): Promise<Set<string>> {
+  const ids = new Set<string>();
+  const partitions = dispatcher.queues().slice(0, -1); // the last is the dead-letter queue
+  for (const queue of partitions) {
+    const jobs = await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized']);
+    for (const job of jobs) {
+      const eventId = (job?.data as { payload?: { eventId?: unknown } } | undefined)?.payload?.eventId;
+      if (typeof eventId === 'string') ids.add(eventId);
+    }
+  }
+  return ids;
 }
 
 /** `200: n, 503: n` for a report line. */
@@ -441,16 +466,17 @@ export async function runFailover(scenario: FailoverScenario): Promise<FailoverR
     await Promise.all(
       sets.map((set, index) => drain(set.receivers[0].dispatcher, deliveries[index]!, set.log)),
     );
+    const stillQueued = await Promise.all(sets.map((set) => queuedEventIds(set.receivers[0].dispatcher)));
     return sets.map((set, index) => {
       const delivery = deliveries[index]!;
-      const result = tally(set.all, delivery, set.log);
+      const result = tally(set.all, delivery, set.log, stillQueued[index]);
       const events = set.all.reduce((sum, conversation) => sum + conversation.eventIds.length, 0);
       const line =
         `${set.variant.label}: ${events} events (${set.all.length} conversations), each to both receivers; ` +
         `primary with ${target.partitionsOnPrimary} of ${set.variant.topology.partitions} partitions; another node serving after ${promotedAfterMs} ms, ` +
         `whole again after ${healthyAfterMs} ms; answers ${describeAnswers(delivery.answers)} ` +
         `(during the outage: ${describeAnswers(delivery.answersDuringOutage)}); ` +
-        `acked ${result.acked}, ran ${result.ran}, lost ${result.lost}, twice ${result.twice}, out of order ${result.outOfOrder}` +
+        `acked ${result.acked}, ran ${result.ran}, lost ${result.lost}, still queued ${result.queued}, twice ${result.twice}, out of order ${result.outOfOrder}` +
         (delivery.unanswered.length > 0 ? `; never answered 200: ${delivery.unanswered.length}` : '');
       process.stdout.write(`${line}\n`);
       return {
@@ -510,6 +536,7 @@ export function expectRecovered(result: FailoverResult, workersDuring: boolean):
 /** With the replica acknowledgement: every event answered 200 ran, in its conversation's order. */
 export function expectNoLoss(result: FailoverResult): void {
   expect(result.lost).toBe(0);
+  expect(result.queued).toBe(0);
   expect(result.ran).toBe(result.acked);
   expect(result.outOfOrder).toBe(0);
 }
