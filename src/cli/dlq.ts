@@ -8,6 +8,10 @@ export interface DlqCommandOptions {
   readonly queueName: string;
   readonly partitions: number;
   readonly prefix?: string | undefined;
+  /** `--redis` is a node of a Redis Cluster: connect to the cluster through it. */
+  readonly cluster?: boolean | undefined;
+  /** Hash-tagged queue names without `--cluster` (the dispatcher's `hashTags: true`). */
+  readonly hashTags?: boolean | undefined;
   readonly format: 'table' | 'json';
 }
 
@@ -42,6 +46,25 @@ export function parseQueueName(value: string): string {
   return value;
 }
 
+/**
+ * The cluster connection of `--redis <url> --cluster`: the URL's node as the seed (the others are
+ * discovered), its user, password and TLS (`rediss:`) for every node.
+ */
+export function clusterConnectionOf(redisUrl: string): {
+  nodes: { host: string; port: number }[];
+  redisOptions: { username?: string; password?: string; tls?: object };
+} {
+  const url = new URL(redisUrl);
+  return {
+    nodes: [{ host: url.hostname, port: url.port === '' ? 6379 : Number(url.port) }],
+    redisOptions: {
+      ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
+      ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
+      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+    },
+  };
+}
+
 /** Opens the dead-letter queue of the options' topology (loads BullMQ only when a command runs). */
 export async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLetterQueue> {
   let redis: typeof import('../redis/dlq.js');
@@ -57,10 +80,11 @@ export async function openDeadLetterQueue(options: DlqCommandOptions): Promise<D
     );
   }
   return redis.createDeadLetterQueue({
-    connection: options.redis,
+    connection: options.cluster === true ? clusterConnectionOf(options.redis) : options.redis,
     queueName: options.queueName,
     partitions: options.partitions,
     prefix: options.prefix,
+    ...(options.hashTags === true ? { hashTags: true } : {}),
   });
 }
 
@@ -76,6 +100,12 @@ export async function withDeadLetterQueue<T>(
     await dlq.close();
   }
 }
+
+/** The dead-letter queue's name, as the worker names it (hash-tagged on a cluster). */
+const deadLetterName = (options: DlqCommandOptions): string =>
+  options.cluster === true || options.hashTags === true
+    ? `{${options.queueName}-dead}`
+    : `${options.queueName}-dead`;
 
 const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const oneLine = (text: string, max = 60): string => {
@@ -112,7 +142,7 @@ export async function listCommand(
     }
     const total = await dlq.count();
     if (entries.length === 0) {
-      io.out(`No dead letters in ${options.queueName}-dead.`);
+      io.out(`No dead letters in ${deadLetterName(options)}.`);
       return 0;
     }
     const rows = entries.map((entry) => [
@@ -129,7 +159,7 @@ export async function listCommand(
       io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
     }
     io.out(
-      `${entries.length} of ${total} dead letter${total === 1 ? '' : 's'} in ${options.queueName}-dead.`,
+      `${entries.length} of ${total} dead letter${total === 1 ? '' : 's'} in ${deadLetterName(options)}.`,
     );
     return entries.length;
   });
@@ -140,7 +170,7 @@ export async function showCommand(id: string, options: DlqCommandOptions, io: Cl
   await withDeadLetterQueue(options, async (dlq) => {
     const entry = await dlq.get(id);
     if (entry === undefined)
-      throw new CliError(`no dead letter ${JSON.stringify(id)} in ${options.queueName}-dead`);
+      throw new CliError(`no dead letter ${JSON.stringify(id)} in ${deadLetterName(options)}`);
     const shown = { ...summary(entry), job: entry.record.job, stack: entry.record.error.stack };
     if (options.format === 'json') {
       io.out(JSON.stringify(shown, null, 2));

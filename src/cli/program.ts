@@ -202,6 +202,8 @@ function withTopology(command: Command): Command {
         .default(16),
     )
     .option('--prefix <prefix>', 'BullMQ key prefix (default: bull)')
+    .option('--cluster', '--redis is a node of a Redis Cluster (queue names get hash tags)')
+    .option('--hash-tags', "queue names with hash tags without --cluster, as the dispatcher's hashTags: true")
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'));
 }
 

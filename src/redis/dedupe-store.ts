@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DedupeStore } from '../dedupe/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
@@ -11,10 +10,13 @@ import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js
 import {
   checkEvictionPolicy,
   closeClient,
-  createRedisClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  isRedisClient,
   logClientErrors,
+  openClient,
+  resolveConnection,
   waitUntilReady,
+  type RedisClient,
   type RedisConnection,
 } from './connection.js';
 
@@ -39,14 +41,20 @@ const MAX_RETRIES = 20;
 
 /** Options of {@link createRedisDedupeStore}: give `connection` or `client`. */
 export interface RedisDedupeStoreOptions extends LoggerOptions {
-  /** Where Redis is; the store opens its own client, tuned to fail fast. */
+  /**
+   * Where Redis is: options, a URL or cluster nodes (the store opens its own client, tuned to fail
+   * fast, and closes it), or an ioredis `Redis` or `Cluster` instance, used as given: never closed
+   * by `close()`, never retuned (see `client`). Dedupe keys are single keys, so they spread over a
+   * cluster's shards by their digest.
+   */
   readonly connection?: RedisConnection | undefined;
   /**
-   * An ioredis client to use instead (not closed by `close()`). Tune it yourself to fail fast:
-   * `enableOfflineQueue: false`, `maxRetriesPerRequest: 1`, a `commandTimeout`; otherwise a claim
-   * may wait for the pipeline's deadline during an outage.
+   * An ioredis `Redis` or `Cluster` instance to use, as `connection` does with one (not closed by
+   * `close()`). Tune it yourself to fail fast: `enableOfflineQueue: false`,
+   * `maxRetriesPerRequest: 1`, a `commandTimeout`; otherwise a claim may wait for the pipeline's
+   * deadline during an outage (each claim is still bounded by `commandTimeoutMs`).
    */
-  readonly client?: Redis | undefined;
+  readonly client?: RedisClient | undefined;
   /** How long an accepted event's key is remembered; cover the sender's retry window. @default 3 days */
   readonly ttlMs?: number | undefined;
   /**
@@ -167,11 +175,18 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   );
   const prefix = options.prefix ?? DEFAULT_DEDUPE_PREFIX;
   if (typeof prefix !== 'string') throw new TypeError(`prefix: expected a string, got ${typeof prefix}`);
+  if (options.client !== undefined && !isRedisClient(options.client)) {
+    throw new TypeError(
+      `client: expected an ioredis Redis or Cluster instance (or give \`connection\`), got ${typeof options.client}`,
+    );
+  }
+  const connection = resolveConnection(options.client ?? options.connection);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
-  const owned = options.client === undefined;
-  const client =
-    options.client ?? createRedisClient(options.connection as RedisConnection, 'receiver', commandTimeoutMs);
+  const { client, owned } = openClient(connection, 'receiver', commandTimeoutMs);
   if (owned) logClientErrors(client, logger, 'dedupe store');
+  // Bounded here unless the store's own standalone client bounds it: a caller's client may have
+  // no command timeout, and a cluster client retries a command across redirections past it.
+  const boundClaims = !owned || client.isCluster;
   const reachable = createRedisProbe(client, commandTimeoutMs);
   // Each claim's lease value is its own token, so a release or a compensation deletes that claim's
   // lease and nothing else: not a confirmed key, not a later claim of the same event.
@@ -267,9 +282,8 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
       let outcome: unknown;
       try {
         const sent = client.eval(CLAIM, 1, full, token, leaseMs);
-        // A caller's client may have no command timeout: bound the claim here, so that a claim
-        // answered after the pipeline gave up is compensated, not held and renewed.
-        outcome = owned ? await sent : await withTimeout(sent, commandTimeoutMs, claimTimedOut);
+        // A claim answered after the pipeline gave up must be compensated, not held and renewed.
+        outcome = boundClaims ? await withTimeout(sent, commandTimeoutMs, claimTimedOut) : await sent;
       } catch (error) {
         // Timed out or failed client-side: the claim may still land when Redis resumes, leaving
         // a lease nobody will confirm. Compensate: delete that claim's lease once Redis answers.

@@ -1,5 +1,4 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WebhookJob } from '../dispatch/types.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
@@ -7,8 +6,11 @@ import { checkOptions, optionKeys } from '../util/options.js';
 import { withTimeout } from '../util/timeout.js';
 import {
   closeClient,
-  createRedisClient,
+  describeConnection,
   logClientErrors,
+  openClient,
+  refuseKeyPrefix,
+  resolveConnection,
   waitUntilReady,
   type RedisConnection,
 } from './connection.js';
@@ -25,7 +27,10 @@ import type { DeadLetterRecord } from './worker.js';
 
 /** Options of {@link createDeadLetterQueue}. */
 export interface DeadLetterQueueOptions extends QueueTopology, LoggerOptions {
-  /** Where Redis is (ioredis options or a `redis://` URL). */
+  /**
+   * Where Redis is: options, a URL or cluster nodes (the queue opens its own client and closes it),
+   * or an ioredis `Redis` or `Cluster` instance, used as given and not closed by `close()`.
+   */
   readonly connection: RedisConnection;
   /** Longest wait for the first connection before every call rejects. @default 5000 */
   readonly connectTimeoutMs?: number | undefined;
@@ -41,6 +46,7 @@ export const DEAD_LETTER_QUEUE_OPTION_KEYS = optionKeys<DeadLetterQueueOptions>(
   'queueName',
   'partitions',
   'prefix',
+  'hashTags',
   'logger',
   'redactLogs',
 ]);
@@ -121,19 +127,6 @@ type RedrivenJobData = WebhookJob & { readonly firstFailedAt?: number; readonly 
 const DEAD_STATES = ['wait', 'prioritized', 'delayed'] as const;
 const KEEP_FAILED_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Where Redis is, for messages: host and port, never a password. */
-function describeConnection(connection: RedisConnection): string {
-  if (typeof connection !== 'string') {
-    return `Redis at ${connection.host ?? '127.0.0.1'}:${connection.port ?? 6379}`;
-  }
-  try {
-    const url = new URL(connection);
-    return `Redis at ${url.host}`;
-  } catch {
-    return 'Redis';
-  }
-}
-
 function entryOf(job: Job<DeadLetterRecord>, topology: ResolvedTopology): DeadLetterEntry {
   const record = job.data as Partial<DeadLetterRecord> | undefined;
   const webhook = record?.job;
@@ -170,7 +163,9 @@ function entryOf(job: Job<DeadLetterRecord>, topology: ResolvedTopology): DeadLe
  */
 export function createDeadLetterQueue(options: DeadLetterQueueOptions): DeadLetterQueue {
   checkOptions('createDeadLetterQueue', options, DEAD_LETTER_QUEUE_OPTION_KEYS);
-  const topology = resolveTopology(options);
+  const connection = resolveConnection(options.connection);
+  refuseKeyPrefix(connection);
+  const topology = resolveTopology(options, connection);
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const keepCompletedMs = options.keepCompletedMs ?? DEFAULT_KEEP_COMPLETED_MS;
   for (const [name, value, min] of [
@@ -181,14 +176,14 @@ export function createDeadLetterQueue(options: DeadLetterQueueOptions): DeadLett
   }
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
   // Fail-fast client (an operator's command must not hang on a Redis that is down).
-  const client: Redis = createRedisClient(options.connection, 'receiver', connectTimeoutMs);
-  logClientErrors(client, logger, 'dead-letter queue');
+  const { client, owned } = openClient(connection, 'receiver', connectTimeoutMs);
+  if (owned) logClientErrors(client, logger, 'dead-letter queue');
   const jobOptions = {
     attempts: 1,
     removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
     removeOnFail: { age: Math.ceil(KEEP_FAILED_MS / 1000) },
   };
-  const target = describeConnection(options.connection);
+  const target = describeConnection(connection);
   let queues: { dead: Queue<DeadLetterRecord>; partitions: Queue[] } | undefined;
   let connecting: Promise<NonNullable<typeof queues>> | undefined;
 
@@ -315,7 +310,7 @@ export function createDeadLetterQueue(options: DeadLetterQueueOptions): DeadLett
       if (current !== undefined) {
         await Promise.allSettled([current.dead, ...current.partitions].map((queue) => queue.close()));
       }
-      await closeClient(client);
+      if (owned) await closeClient(client);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { ComponentHealth } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
 
@@ -26,7 +26,7 @@ const PING_EVERY_MS = 1000;
  * the last is older than a second, so the answer is at most one probe behind; the probe itself
  * never waits on Redis.
  */
-export function createRedisProbe(client: Redis, timeoutMs: number): () => boolean {
+export function createRedisProbe(client: RedisClient, timeoutMs: number): () => boolean {
   let answered = true;
   let pinging = false;
   let lastPing = 0;

@@ -2,7 +2,8 @@
  * messaging-webhooks/redis: scale the receiver out over Redis. A shared dedupe store (one
  * event is accepted once across all instances) and a durable BullMQ dispatcher (200 only once
  * the job is in Redis) for the router; a worker running the typed callbacks in any process.
- * Needs the optional peer dependencies `ioredis` and `bullmq`.
+ * Needs the optional peer dependencies `ioredis` and `bullmq`. Works against one Redis, Redis
+ * Sentinel (ioredis `sentinels` options) and Redis Cluster (`{ nodes }` or an ioredis `Cluster`).
  *
  * @example
  * import { createRedisDedupeStore, createBullMQDispatcher, createWorker } from 'messaging-webhooks/redis';
@@ -18,6 +19,8 @@
  */
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
+  type RedisClient,
+  type RedisClusterConnection,
   type RedisConnection,
   type RedisConnectionOptions,
 } from './connection.js';

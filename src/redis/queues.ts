@@ -1,8 +1,11 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { WebhookJob } from '../dispatch/types.js';
+import { isClusterConnection, type RedisClient, type ResolvedConnection } from './connection.js';
 
-/** Default BullMQ queue name; partitions are `<name>-0` ... `<name>-<n-1>`, dead letters `<name>-dead`. */
+/**
+ * Default BullMQ queue name; partitions are `<name>-0` ... `<name>-<n-1>`, dead letters
+ * `<name>-dead`, each wrapped in braces (`{<name>-0}`) with hash tags (a Redis Cluster).
+ */
 export const DEFAULT_QUEUE_NAME = 'webhooks';
 /** Default number of partition queues: conversations run in parallel up to this many at a time. */
 export const DEFAULT_PARTITIONS = 16;
@@ -21,6 +24,15 @@ export interface QueueTopology {
   readonly partitions?: number | undefined;
   /** BullMQ key prefix. @default 'bull' */
   readonly prefix?: string | undefined;
+  /**
+   * Wrap each queue's name in braces, a Redis Cluster hash tag (`{webhooks-3}`): all keys of one
+   * partition queue share a slot, as BullMQ's multi-key scripts need, while different partitions
+   * hash to different slots and so spread over the shards. Required on a cluster (`false` is
+   * refused there); `true` also suits a single endpoint that enforces cluster slot rules (a proxy).
+   * Dispatcher, workers and dead-letter queue must agree: the names differ with and without.
+   * @default true when `connection` is a Redis Cluster (cluster nodes or an ioredis `Cluster`), else false
+   */
+  readonly hashTags?: boolean | undefined;
 }
 
 /** The resolved names of a topology. */
@@ -30,13 +42,18 @@ export interface ResolvedTopology {
   readonly prefix: string | undefined;
   readonly partitionNames: readonly string[];
   readonly deadLetterName: string;
+  readonly hashTags: boolean;
 }
 
 /**
  * A BullMQ queue of the topology on `client`. Its 'error' events are dropped: the client's own
  * listener logs a connection error once, and BullMQ re-emits it on every queue.
  */
-export function openQueue<T = unknown>(name: string, client: Redis, topology: ResolvedTopology): Queue<T> {
+export function openQueue<T = unknown>(
+  name: string,
+  client: RedisClient,
+  topology: ResolvedTopology,
+): Queue<T> {
   const queue = new Queue<T>(name, {
     connection: client,
     ...(topology.prefix === undefined ? {} : { prefix: topology.prefix }),
@@ -45,8 +62,19 @@ export function openQueue<T = unknown>(name: string, client: Redis, topology: Re
   return queue;
 }
 
-/** Validates a topology at construction; throws a TypeError saying what was expected. */
-export function resolveTopology(options: QueueTopology): ResolvedTopology {
+/** The hash tag a key holds: what is between its first `{` and the next `}`, when not empty. */
+export function hashTagOf(key: string): string | undefined {
+  const open = key.indexOf('{');
+  if (open === -1) return undefined;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/**
+ * Validates a topology at construction; throws a TypeError saying what was expected. Hash tags
+ * default to on for a Redis Cluster and are required there.
+ */
+export function resolveTopology(options: QueueTopology, connection?: ResolvedConnection): ResolvedTopology {
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
     throw new TypeError(
@@ -57,13 +85,41 @@ export function resolveTopology(options: QueueTopology): ResolvedTopology {
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
     throw new TypeError(`partitions: expected an integer from 1 to 1024, got ${String(partitions)}`);
   }
+  if (options.hashTags !== undefined && typeof options.hashTags !== 'boolean') {
+    throw new TypeError(`hashTags: expected a boolean, got ${typeof options.hashTags}`);
+  }
+  const cluster = connection !== undefined && isClusterConnection(connection);
+  if (cluster && options.hashTags === false) {
+    throw new TypeError(
+      'hashTags: a Redis Cluster needs them (BullMQ scripts touch several keys of a queue, which must share a slot); leave hashTags unset or true',
+    );
+  }
+  const hashTags = options.hashTags ?? cluster;
+  // A brace in the name would end the tag early, leaving every partition the same tag.
+  if (hashTags && /[{}]/.test(queueName)) {
+    throw new TypeError(`queueName: expected no '{' or '}' with hash tags, got ${JSON.stringify(queueName)}`);
+  }
+  const name = (suffix: string): string => (hashTags ? `{${queueName}-${suffix}}` : `${queueName}-${suffix}`);
   return {
     queueName,
     partitions,
     prefix: options.prefix,
-    partitionNames: Array.from({ length: partitions }, (_, i) => `${queueName}-${i}`),
-    deadLetterName: `${queueName}-dead`,
+    partitionNames: Array.from({ length: partitions }, (_, i) => name(String(i))),
+    deadLetterName: name('dead'),
+    hashTags,
   };
+}
+
+/**
+ * A warning when the prefix holds a hash tag of its own: Redis hashes the first tag of a key, so
+ * every partition queue then lands in the prefix's one slot (it works, on one shard).
+ */
+export function prefixTagWarning(topology: ResolvedTopology): string | undefined {
+  if (!topology.hashTags || topology.prefix === undefined) return undefined;
+  const tag = hashTagOf(`${topology.prefix}:`);
+  return tag === undefined
+    ? undefined
+    : `prefix ${JSON.stringify(topology.prefix)} holds the hash tag {${tag}}: Redis hashes a key's first tag, so every partition queue shares one slot (one shard); drop the braces from the prefix to spread the partitions`;
 }
 
 /** The partition of an ordering key: 32-bit FNV-1a, stable across processes and versions. */

@@ -18,19 +18,28 @@ import {
   checkEvictionPolicy,
   checkPersistence,
   closeClient,
-  createRedisClient,
   logClientErrors,
+  openClient,
+  refuseKeyPrefix,
+  resolveConnection,
   validatePersistenceOptions,
   waitUntilReady,
   type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
-import { openQueue, resolveTopology, type QueueTopology } from './queues.js';
+import { openQueue, prefixTagWarning, resolveTopology, type QueueTopology } from './queues.js';
 import { createRedisProbe, type ComponentHealth } from './health.js';
 
 /** Options of {@link createWorker}. */
 export interface WebhookWorkerOptions extends QueueTopology, LoggerOptions, PersistenceCheckOptions {
-  /** Where Redis is; the worker opens its own clients and waits out outages. */
+  /**
+   * Where Redis is: options, a URL or cluster nodes, or an ioredis `Redis` or `Cluster` instance.
+   * The worker's clients wait out outages (`maxRetriesPerRequest: null`, which BullMQ's blocking
+   * commands require), so a given instance is not used itself: the worker duplicates it with those
+   * two settings changed (address, credentials, TLS, Sentinel or cluster nodes kept) and closes the
+   * duplicate on `close()`; the given instance is never closed. BullMQ opens two more connections
+   * per partition queue from it (one for its blocking fetch).
+   */
   readonly connection: RedisConnection;
   /** The typed callbacks (`onIncoming`, `onChatbot`, ..., `onError`, `onDeadLetter`). */
   readonly handlers: WebhookHandlers;
@@ -62,6 +71,7 @@ export const WORKER_OPTION_KEYS = optionKeys<WebhookWorkerOptions>()([
   'queueName',
   'partitions',
   'prefix',
+  'hashTags',
   'logger',
   'redactLogs',
 ]);
@@ -141,6 +151,9 @@ class ShutdownSignal extends Error {
   }
 }
 
+/** BullMQ's pause after a connection error in a worker's loop, before it tries again. */
+const RUN_RETRY_DELAY_MS = 1000;
+
 /** Longest wait for the health probe's background PING (the worker's client has no command timeout). */
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
@@ -166,7 +179,9 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
   checkNestedKeys('createWorker', 'retry', options.retry, RETRY_OPTION_KEYS);
   checkNestedKeys('createWorker', 'retry.backoff', options.retry?.backoff, BACKOFF_OPTION_KEYS);
   checkNestedKeys('createWorker', 'statusTracking', options.statusTracking, STATUS_TRACKING_OPTION_KEYS);
-  const topology = resolveTopology(options);
+  const connection = resolveConnection(options.connection);
+  refuseKeyPrefix(connection);
+  const topology = resolveTopology(options, connection);
   const retry = resolveRetry(options.retry);
   if (typeof options.handlers !== 'object' || options.handlers === null) {
     throw new TypeError(`handlers: expected an object of callbacks, got ${String(options.handlers)}`);
@@ -190,8 +205,10 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     observe: probe,
   });
   const bullPrefix = topology.prefix === undefined ? {} : { prefix: topology.prefix };
-  const client = createRedisClient(options.connection, 'worker');
+  const { client } = openClient(connection, 'worker');
   logClientErrors(client, logger, 'bullmq worker');
+  const tagWarning = prefixTagWarning(topology);
+  if (tagWarning !== undefined) logger.warn(tagWarning);
   const deadQueue = openQueue(topology.deadLetterName, client, topology);
   const reachable = createRedisProbe(client, DEFAULT_PING_TIMEOUT_MS);
   let partitionQueues: Queue[] | undefined;
@@ -260,6 +277,10 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
       ...bullPrefix,
       concurrency: 1,
       autorun: false,
+      // After a connection error (a failover, a Redis restart) BullMQ waits this long before it
+      // fetches or completes again; its 15 s default held every partition that long after a
+      // failover. The client reconnects on its own, so retrying each second costs little.
+      runRetryDelay: RUN_RETRY_DELAY_MS,
     });
     worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'bullmq worker error'));
     return worker;
