@@ -66,6 +66,12 @@ const SCENARIOS = [
   { id: 4, name: 'emulator', title: 'Emulator fan-out', module: './scenarios/emulator.js' },
   { id: 5, name: 'redis', title: 'Redis/BullMQ mode vs in-memory', module: './scenarios/redis.js' },
   {
+    id: 12,
+    name: 'redis-wait',
+    title: 'Redis mode: waitForReplicas 1 ÷ the default acknowledgement',
+    module: './scenarios/redis-wait.js',
+  },
+  {
     id: 7,
     name: 'emulator-keepalive',
     title: 'Emulator keep-alive fan-out ÷ bare undici POST loop',
