@@ -1,7 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 import type { ChatbotDirection, ChatbotPayloadVersion, MessageContentType } from '../../schemas/index.js';
-import type { EmulatorChatParticipant, EmulatorState, OutboundMessage } from '../state.js';
-import { userDisplayName } from '../state.js';
+import type {
+  EmulatorChatParticipant,
+  EmulatorNumber,
+  EmulatorState,
+  OutboundMessage,
+} from '../state/index.js';
+import { userDisplayName } from '../state/index.js';
 
 /** A JSON payload about to be emitted. */
 export type Payload = Record<string, unknown>;
@@ -77,24 +82,19 @@ export function buildIncomingPayload(input: IncomingPayloadInput): Payload {
     templateId: template?.id,
     templateName: template?.name,
     bodyParameters: input.bodyParameters,
-    requestId: randomUUID(),
+    requestId: newId(),
   });
   // documented as "empty string when no error": an exception to null omission
   return Object.assign(payload, { errorCode: '', errorCodeString: '' });
 }
 
 /** The status update payload (statusUpdateURL) for an outbound message's current status. */
-export function buildStatusPayload(
-  state: EmulatorState,
-  message: OutboundMessage,
-  participant: EmulatorChatParticipant,
-): Payload {
-  const number = state.numbers.get(message.numberId);
+export function buildStatusPayload(number: EmulatorNumber, message: OutboundMessage): Payload {
   const failed = message.status === 'FAILED';
   return compact({
-    sender: number?.messagingNumber.number,
-    receiver: participant.sender,
-    recipientUserId: participant.userId,
+    sender: number.messagingNumber.number,
+    receiver: message.to,
+    recipientUserId: message.recipientUserId,
     gstId: message.gstId,
     ctId: message.ctId,
     conversationCtId: message.conversationCtId,
@@ -105,8 +105,8 @@ export function buildStatusPayload(
     playedTime: message.playedTime,
     errorCode: failed ? message.errorCode : null,
     errorCodeString: failed ? message.errorCodeString : null,
-    conversationId: participant.conversationId,
-    participantId: participant.engineParticipantId,
+    conversationId: message.conversationId,
+    participantId: message.participantId,
   });
 }
 
@@ -140,7 +140,7 @@ export function buildChatbotPayload(state: EmulatorState, input: ChatbotEventInp
   const incoming = direction === 'INCOMING';
   const template = incoming ? participant.lastOutboundTemplate : null;
   const v1 = compact({
-    eventId: randomUUID(),
+    eventId: newId(),
     direction,
     timestamp: input.timestamp,
     chatParticipantId: participant.id,
