@@ -213,7 +213,8 @@ describe('Chat participant closure transitions', () => {
       name: 'closed, conversationClosed true again with sendRatingWidget true: no transition, no widget',
       chat: IDS.closedChat,
       change: { conversationClosed: true, sendRatingWidget: true },
-      expected: { conversationClosed: true, expectingRating: false, terminatedBy: null },
+      // never set: '', as the field table types it (a plain string)
+      expected: { conversationClosed: true, expectingRating: false, terminatedBy: '' },
       widgets: 0,
     },
   ] as const;

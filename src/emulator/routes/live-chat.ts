@@ -12,6 +12,7 @@ import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError }
 import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import {
+  chatParticipantSeedSchema,
   type EmulatorChatParticipant,
   type EmulatorState,
   type EmulatorUser,
@@ -40,6 +41,17 @@ export const CHAT_V2_PATHS = {
  */
 const MERGED_FIELDS = Object.keys(chatParticipantTerminateSchema.shape).filter(
   (field) => !['id', 'assignedTo', 'lastAssignedAgent', ...ALWAYS_COPIED_PARTICIPANT_FLAGS].includes(field),
+);
+
+/**
+ * The fields a chat may have unset (null in the record) that the resource renders as '' (the
+ * table types them as plain strings): username, email, team, openedBy, ... A '' sent back in a
+ * terminate body leaves them unset, so fetching and sending back (rule 4) changes nothing.
+ */
+const UNSET_AS_EMPTY = new Set(
+  Object.entries(chatParticipantSeedSchema.shape)
+    .filter(([, schema]) => schema.safeParse(null).success)
+    .map(([field]) => field),
 );
 
 /** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
@@ -175,8 +187,9 @@ function applyTerminateRequest(
   for (const field of MERGED_FIELDS) {
     const value = request[field];
     if (typeof value === 'string' || typeof value === 'boolean') {
-      // the stored team is a team id or null: '' (how a chat without one renders) is null
-      (participant as Record<string, unknown>)[field] = field === 'team' && value === '' ? null : value;
+      // '' is how such a field renders when unset: sent back (rule 4) it stays unset
+      (participant as Record<string, unknown>)[field] =
+        value === '' && UNSET_AS_EMPTY.has(field) ? null : value;
     }
   }
   if (lastAssigned !== undefined) participant.lastAssignedAgent = lastAssigned.id;
