@@ -178,8 +178,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   };
   adopt(build(undefined, now()));
   // The seed's users and keys: the inspector lists these API keys and no other (none made later).
-  const seedKeys = (): Set<string> => new Set([...state.users.values()].map((u) => `${u.id} ${u.apiKey}`));
-  let seeded = seedKeys();
+  const seedKeys = (snapshot?: EmulatorSnapshot): Set<string> =>
+    new Set(
+      snapshot?.seedKeys === undefined
+        ? [...state.users.values()].map((u) => `${u.id} ${u.apiKey}`)
+        : snapshot.seedKeys.map(({ userId, apiKey }) => `${userId} ${apiKey}`),
+    );
+  let seeded = seedKeys(startSnapshot);
 
   const faults = createFaultPlanner(createSeededRandom);
   const initialProbabilities = parseFaultOption(options.faults);
@@ -266,16 +271,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       clock.set(resetTime);
       faults.setProbabilities(initialProbabilities);
       adopt(next);
-      seeded = seedKeys();
+      seeded = seedKeys(seed === undefined ? startSnapshot : undefined);
     },
-    snapshot: () => takeSnapshot(state, clock.now()),
+    snapshot() {
+      const seedKeys = [...seeded].map((pair) => {
+        const [userId = '', apiKey = ''] = pair.split(' ');
+        return { userId, apiKey };
+      });
+      return { ...takeSnapshot(state, clock.now()), seedKeys };
+    },
     restore(input) {
       const snapshot = parseSnapshot(input);
       state.clear();
       loadSnapshot(state, snapshot);
       if (snapshot.clock !== undefined) clock.set(snapshot.clock);
-      // a snapshot is a starting point, as a seed is: its keys are the ones the page shows
-      seeded = seedKeys();
+      seeded = seedKeys(snapshot);
     },
     describe() {
       const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';

@@ -53,7 +53,7 @@ const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 't
 /** Query of the chat participant listing. */
 export const chatListQuerySchema = z.object({
   ...pagingShape,
-  /** true: open chats only (in the order they were opened); false: closed ones (order closed). */
+  /** true: open chats only; false: closed ones (each listed in creation order, as every chat). */
   open: optional(booleanQuery),
   /** Your number: msisdn, link id or nested messaging number id. */
   number: optional(z.string()),

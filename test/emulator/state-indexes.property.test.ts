@@ -50,10 +50,6 @@ interface ModelChat {
 class Model {
   users: ModelUser[] = [];
   chats: ModelChat[] = [];
-  /** Closed chats, the one closed longest ago first. */
-  closedOrder: string[] = [];
-  /** Open chats, the one opened longest ago first. */
-  openOrder: string[] = [];
   messages: { gstId: string; chatId: string }[] = [];
   widgets: { id: string; chatId: string }[] = [];
   configs: { id: string; clientId: string; scope: string | null }[] = [];
@@ -67,13 +63,12 @@ class Model {
   configOf = (clientId: string, scope: string | null) =>
     this.configs.find((c) => c.clientId === clientId && c.scope === scope);
 
+  /** Closes a chat; past the limit, the oldest closed chat (by creation) goes. */
   close(chat: ModelChat): void {
     chat.closed = true;
-    this.openOrder = this.openOrder.filter((id) => id !== chat.id);
-    this.closedOrder.push(chat.id);
-    while (this.closedOrder.length > LIMITS.closedChats) {
-      const dropped = this.closedOrder.shift();
-      this.chats = this.chats.filter((c) => c.id !== dropped);
+    while (this.chats.filter((c) => c.closed).length > LIMITS.closedChats) {
+      const oldest = this.chats.find((c) => c.closed);
+      this.chats = this.chats.filter((c) => c !== oldest);
     }
   }
 }
@@ -223,8 +218,10 @@ function expectAgreement(state: EmulatorState, model: Model): void {
   const { listings } = state;
   expect(pages(listings.chatParticipants, 'asc', chatId)).toEqual(model.chats.map((c) => c.id));
   expect(pages(listings.chatParticipants, 'desc', chatId)).toEqual(model.chats.map((c) => c.id).reverse());
-  expect(pages(listings.openChats, 'asc', chatId)).toEqual(model.openOrder);
-  expect(pages(listings.closedChats, 'asc', chatId)).toEqual(model.closedOrder);
+  const ids = (closed: boolean) => model.chats.filter((c) => c.closed === closed).map((c) => c.id);
+  expect(pages(listings.openChats, 'asc', chatId)).toEqual(ids(false));
+  expect(pages(listings.openChats, 'desc', chatId)).toEqual(ids(false).reverse());
+  expect(pages(listings.closedChats, 'asc', chatId)).toEqual(ids(true));
   expect(pages(listings.messages, 'desc', (m) => m.gstId)).toEqual(
     model.messages.map((m) => m.gstId).reverse(),
   );
@@ -331,7 +328,6 @@ function apply(state: EmulatorState, model: Model, s: Step, serial: number): voi
       state.addChatParticipant(record);
       model.chats.push(chat);
       if (s.closed) model.close(chat);
-      else model.openOrder.push(chat.id);
       return;
     }
     case 'setClosed': {
@@ -348,8 +344,6 @@ function apply(state: EmulatorState, model: Model, s: Step, serial: number): voi
       }
       state.setConversationClosed(stored, false);
       chat.closed = false;
-      model.closedOrder = model.closedOrder.filter((id) => id !== chat.id);
-      model.openOrder.push(chat.id);
       return;
     }
     case 'assign': {

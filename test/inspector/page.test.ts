@@ -367,7 +367,7 @@ describeInBrowser('inspector page in a browser', () => {
     await page.getByRole('link', { name: 'First chats' }).click();
     await page.locator('#chats-table tbody tr').first().locator('td:text-is("+27835550045")').waitFor();
 
-    // filters: closed chats only (in the order they were closed, newest first); one customer
+    // filters: closed chats only (newest first); one customer
     const filter = page.locator('#chat-filter');
     await filter.getByLabel('Chats').selectOption('closed');
     await filter.getByRole('button', { name: 'Filter chats' }).click();

@@ -7,8 +7,13 @@
 export interface Sequence<T> {
   /** Records held. */
   readonly size: number;
-  /** Appends a record under `key` (a key already held is moved to the end). */
-  add(key: string, item: T): void;
+  /**
+   * Adds a record under `key` (a key already held moves): at the end with the next sequence
+   * number, or, given `seq` (another sequence's number for the same record), in its place by it.
+   */
+  add(key: string, item: T, seq?: number): void;
+  /** The sequence number of `key`'s record. */
+  seqOf(key: string): number | undefined;
   /** Drops the record of `key`; false when there was none. */
   delete(key: string): boolean;
   /** The oldest record held. */
@@ -84,13 +89,21 @@ export function createSequence<T>(): Sequence<T> {
     get size() {
       return seqOf.size;
     },
-    add(key, item) {
+    add(key, item, seq) {
       remove(key);
-      last += 1;
-      seqOf.set(key, last);
-      seqs.push(last);
-      items.push(item);
+      const at = seq ?? (last += 1);
+      seqOf.set(key, at);
+      if (seqs.length === 0 || (seqs[seqs.length - 1] as number) < at) {
+        seqs.push(at);
+        items.push(item);
+        return;
+      }
+      // in its place: usually near the end (chats close and reopen roughly in creation order)
+      const index = lowerBound(at);
+      seqs.splice(index, 0, at);
+      items.splice(index, 0, item);
     },
+    seqOf: (key) => seqOf.get(key),
     delete: remove,
     first() {
       while (head < items.length && items[head] === undefined) head += 1;

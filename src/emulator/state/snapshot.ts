@@ -39,6 +39,11 @@ export const emulatorSnapshotSchema = z.object({
   chatParticipants: z.array(chatParticipantRecordSchema).default([]),
   messages: z.array(outboundMessageRecordSchema).default([]),
   ratingWidgets: z.array(ratingWidgetRecordSchema).default([]),
+  /**
+   * The API keys the inspector page shows: those of the seed the emulator started from (a key
+   * made later is a credential, not a fixture). @default every user's (the snapshot is the seed)
+   */
+  seedKeys: z.array(z.object({ userId: z.string(), apiKey: z.string() })).optional(),
 });
 /** A snapshot as given (lists optional). */
 export type EmulatorSnapshotInput = z.input<typeof emulatorSnapshotSchema>;

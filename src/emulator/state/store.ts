@@ -29,8 +29,9 @@ import { createSequence, type Sequence } from './sequence.js';
  */
 export interface RetentionOptions {
   /**
-   * Closed chat participants kept; beyond it the chat closed longest ago is dropped (a GET of
-   * its id is then a 404; a customer writing again opens a new chat, as after any closure).
+   * Closed chat participants kept; beyond it the oldest closed chat (by creation) is dropped (a
+   * GET of its id is then a 404; the customer writing again opens a new chat, as after any
+   * closure; its outbound messages and rating widgets are kept, under their own limits).
    * @default 10000
    */
   readonly closedChats?: number;
@@ -75,9 +76,8 @@ export interface EmulatorState {
   readonly ratingWidgets: ReadonlyMap<string, RatingWidgetTrigger>;
   readonly retention: Readonly<Required<RetentionOptions>>;
   /**
-   * The records in order, for paged listings: chats in creation order, open chats in the order
-   * they were opened, closed chats in the order they were closed, messages and rating widgets in
-   * creation order.
+   * The records in creation order, for paged listings: every chat, the open ones, the closed
+   * ones, outbound messages and rating widgets.
    */
   readonly listings: {
     readonly chatParticipants: Listing<EmulatorChatParticipant>;
@@ -194,19 +194,23 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
   // readonly in the record types: only the methods below write an indexed field
   const writable = <T>(record: T): Writable<T> => record;
 
-  function indexOpen(participant: EmulatorChatParticipant): void {
-    let ofNumber = openChats.get(participant.numberId);
-    if (ofNumber === undefined) {
-      openChats.set(participant.numberId, (ofNumber = new Map<string, EmulatorChatParticipant>()));
-    }
-    const open = ofNumber.get(participant.sender);
+  /** Throws when the customer has another open chat on the number (at most one). */
+  function checkOpen(participant: EmulatorChatParticipant): void {
+    const open = openChats.get(participant.numberId)?.get(participant.sender);
     if (open !== undefined && open !== participant) {
       throw new StateConflictError(
         `Customer ${participant.sender} already has an open chat (${open.id}) on this number`,
       );
     }
+  }
+  function indexOpen(participant: EmulatorChatParticipant): void {
+    checkOpen(participant);
+    let ofNumber = openChats.get(participant.numberId);
+    if (ofNumber === undefined) {
+      openChats.set(participant.numberId, (ofNumber = new Map<string, EmulatorChatParticipant>()));
+    }
     ofNumber.set(participant.sender, participant);
-    openOrder.add(participant.id, participant);
+    openOrder.add(participant.id, participant, chatOrder.seqOf(participant.id));
     if (participant.assignedTo !== null) indexAgent(participant.assignedTo, participant.id);
   }
   function unindexOpen(participant: EmulatorChatParticipant): void {
@@ -408,12 +412,14 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
       if (chatParticipants.has(participant.id)) {
         throw new StateConflictError(`Chat participant id ${participant.id} is already used`);
       }
-      if (!participant.conversationClosed) indexOpen(participant);
+      if (!participant.conversationClosed) checkOpen(participant);
       chatParticipants.set(participant.id, participant);
       chatOrder.add(participant.id, participant);
       if (participant.conversationClosed) {
-        closedOrder.add(participant.id, participant);
+        closedOrder.add(participant.id, participant, chatOrder.seqOf(participant.id));
         enforceClosedChats();
+      } else {
+        indexOpen(participant);
       }
     },
     setConversationClosed(participant, closed) {
@@ -421,7 +427,7 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
       if (closed) {
         unindexOpen(participant);
         writable(participant).conversationClosed = true;
-        closedOrder.add(participant.id, participant);
+        closedOrder.add(participant.id, participant, chatOrder.seqOf(participant.id));
         enforceClosedChats();
       } else {
         indexOpen(participant); // throws on a second open chat: nothing changed yet
