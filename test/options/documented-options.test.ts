@@ -260,6 +260,7 @@ describe('every documented option is accepted', () => {
       forwardHeaders: true,
       timeoutMs: 1000,
       stopOn: 'none',
+      concurrency: 4,
       onProgress: () => undefined,
       signal: new AbortController().signal,
     };
