@@ -35,6 +35,7 @@ import {
   type EmulatorSeed,
   type EmulatorSnapshot,
   type EmulatorState,
+  type RetentionOptions,
 } from './state/index.js';
 import { createTriggers } from './triggers.js';
 import type { Emulator, EmulatorOptions } from './types.js';
@@ -64,12 +65,14 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'logger',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
+const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
 const FAULT_PROBABILITY_KEYS = Object.keys(faultProbabilitiesSchema.shape);
 
 function validateOptions(options: EmulatorOptions): void {
   checkOptions('createEmulator', options, EMULATOR_OPTION_KEYS);
   checkNestedKeys('createEmulator', 'retry', options.retry, EMULATOR_RETRY_KEYS);
   checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
+  checkNestedKeys('createEmulator', 'retention', options.retention, RETENTION_KEYS);
   const { retry, timeoutMs } = options;
   const counts = {
     'retry.attempts': retry?.attempts,
