@@ -347,7 +347,14 @@ export function createTriggers(
   clock: EmulatorClock,
   emitter: Emitter,
 ): UncheckedTriggers {
-  const iso = (): string => new Date(clock.now()).toISOString();
+  // the clock is manual: many events share one time, and its text is made once for them
+  let lastTime = Number.NaN;
+  let lastIso = '';
+  const iso = (): string => {
+    const now = clock.now();
+    if (now !== lastTime) [lastTime, lastIso] = [now, new Date(now).toISOString()];
+    return lastIso;
+  };
 
   function numberOf(refValue: string, field: string): EmulatorNumber {
     const number = findNumber(state, refValue);
@@ -383,7 +390,7 @@ export function createTriggers(
     const open = state.openChat(number.id, sender);
     if (open !== undefined) return open;
     const seed = userId === undefined ? {} : { userId };
-    const created = newChatParticipant(state, number, sender, new Date(clock.now()), seed);
+    const created = newChatParticipant(state, number, sender, iso(), seed);
     state.addChatParticipant(created);
     return created;
   }

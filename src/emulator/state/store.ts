@@ -511,10 +511,11 @@ export function newChatParticipant(
   state: Pick<EmulatorState, 'clients'>,
   number: EmulatorNumber,
   sender: string,
-  now: Date,
+  /** Its creation time: a Date, or the ISO 8601 text of one. */
+  now: Date | string,
   seed: Partial<z.output<typeof chatParticipantSeedSchema>> = {},
 ): EmulatorChatParticipant {
-  const time = now.toISOString();
+  const time = typeof now === 'string' ? now : now.toISOString();
   const firstName = seed.firstName ?? DEFAULTS.firstName;
   const lastName = seed.lastName ?? DEFAULTS.lastName;
   return {
