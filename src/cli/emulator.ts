@@ -1,6 +1,17 @@
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { pino } from 'pino';
-import { createEmulator, DEFAULT_API_KEYS, type DeliveryAttempt, type Emulator } from '../emulator/index.js';
+import {
+  createEmulator,
+  DEFAULT_API_KEYS,
+  SnapshotError,
+  type DeliveryAttempt,
+  type Emulator,
+  type EmulatorSnapshotInput,
+} from '../emulator/index.js';
 import { CliError, messageOf, type CliIo } from './output.js';
+
+import { CLI_CONCURRENCY } from './defaults.js';
 
 /** Options of the `emulator` command (as commander hands them over). */
 export interface EmulatorCommandOptions {
@@ -10,6 +21,62 @@ export interface EmulatorCommandOptions {
   readonly retryAttempts?: string | undefined;
   /** Log deliveries to stderr. */
   readonly verbose?: boolean | undefined;
+  /** Deliveries in flight at once (commander parses it). */
+  readonly deliveryConcurrency?: number | undefined;
+  /** A snapshot file to start from. */
+  readonly state?: string | undefined;
+  /** Where to write a snapshot when the command stops. */
+  readonly saveState?: string | undefined;
+}
+
+/** Reads `--state`: a snapshot file (JSON), as `--save-state` or `GET /_emulator/snapshot` wrote it. */
+function readStateFile(file: string): EmulatorSnapshotInput {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const why = code === 'ENOENT' ? 'no such file' : messageOf(error);
+    throw new CliError(`--state: cannot read ${file}: ${why}`, 1, { cause: error });
+  }
+  try {
+    return JSON.parse(text) as EmulatorSnapshotInput;
+  } catch (error) {
+    throw new CliError(`--state: ${file} is not JSON: ${messageOf(error)}`, 1, { cause: error });
+  }
+}
+
+/** `--save-state`: its directory must exist now, not only when the command stops. */
+function checkSaveState(file: string): void {
+  const directory = dirname(resolve(file));
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(directory).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw new CliError(`--save-state: no directory ${directory} to write ${file} in`);
+}
+
+/**
+ * Stops the emulator (its deliveries finish first), then writes its snapshot to `--save-state`
+ * when given: to a temporary file first, renamed over the target, so a stop half-way never
+ * leaves half a snapshot.
+ */
+export async function stopEmulatorCommand(
+  emulator: Emulator,
+  options: Pick<EmulatorCommandOptions, 'saveState'>,
+  io: CliIo,
+): Promise<void> {
+  await emulator.close();
+  if (options.saveState === undefined) return;
+  const snapshot = emulator.snapshot();
+  const temporary = `${options.saveState}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(snapshot)}\n`);
+  renameSync(temporary, options.saveState);
+  io.out(
+    `State saved to ${options.saveState} (${snapshot.chatParticipants.length} chats, ${snapshot.messages.length} outbound messages)`,
+  );
 }
 
 function parsePort(value: string | undefined): number {
@@ -50,15 +117,27 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
   const attempts = parseAttempts(options.retryAttempts);
-  const emulator = createEmulator({
-    ...(attempts === undefined ? {} : { retry: { attempts } }),
-    ...(options.verbose === true
-      ? {
-          logger: pino({ level: 'info' }, pino.destination(2)),
-          onDeliveryAttempt: (attempt: DeliveryAttempt) => io.err(formatDeliveryAttempt(attempt)),
-        }
-      : {}),
-  });
+  if (options.saveState !== undefined) checkSaveState(options.saveState);
+  const state = options.state === undefined ? undefined : readStateFile(options.state);
+  let emulator: Emulator;
+  try {
+    emulator = createEmulator({
+      ...(state === undefined ? {} : { state }),
+      deliveryConcurrency: options.deliveryConcurrency ?? CLI_CONCURRENCY,
+      ...(attempts === undefined ? {} : { retry: { attempts } }),
+      ...(options.verbose === true
+        ? {
+            logger: pino({ level: 'info' }, pino.destination(2)),
+            onDeliveryAttempt: (attempt: DeliveryAttempt) => io.err(formatDeliveryAttempt(attempt)),
+          }
+        : {}),
+    });
+  } catch (error) {
+    if (error instanceof SnapshotError) {
+      throw new CliError(`--state: ${options.state ?? ''}: ${error.message}`, 1, { cause: error });
+    }
+    throw error;
+  }
   let url: string;
   try {
     url = await emulator.listen(port, host);
@@ -86,6 +165,15 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     );
   }
   io.out(`Control surface: ${url}/_emulator  (state, triggers, deliveries, faults)`);
+  if (options.state !== undefined) {
+    io.out(
+      `State from ${options.state}: ${emulator.state.chatParticipants.size} chats, ${emulator.state.messages.size} outbound messages`,
+    );
+  }
+  io.out(
+    `Deliveries: up to ${options.deliveryConcurrency ?? CLI_CONCURRENCY} at once (one conversation in order)` +
+      (options.saveState === undefined ? '' : `; state saved to ${options.saveState} on exit`),
+  );
   io.out('Configure a webhook:');
   io.out(
     `  curl -X POST ${url}/Messaging/MessagingClientWebHook -H 'authorization: ${DEFAULT_API_KEYS.supervisor}' ` +

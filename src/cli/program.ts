@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
+import { CLI_CONCURRENCY } from './defaults.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
 import type { OpenApiCommandOptions } from './openapi.js';
@@ -67,16 +68,27 @@ export function createProgram(io: CliIo = processIo()): Command {
     .option('-p, --port <port>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--retry-attempts <n>', 'delivery attempts per event (1 = no retries)')
+    .addOption(
+      new Option(
+        '--delivery-concurrency <n>',
+        'deliveries in flight at once; one conversation to one URL always goes in order (1 = one at a time)',
+      )
+        .argParser(parseWhole(1, 1024))
+        .default(CLI_CONCURRENCY),
+    )
+    .option('--state <file>', 'start from a snapshot (written by --save-state or GET /_emulator/snapshot)')
+    .option('--save-state <file>', 'write a snapshot of the state there on exit (Ctrl+C, SIGTERM)')
     .option('-v, --verbose', 'log deliveries to stderr')
     .addHelpText(
       'after',
       '\nRuns until Ctrl+C (SIGINT) or SIGTERM. The seeded supervisor key is emu-supervisor-key.\n' +
-        'Example:\n  messaging-webhooks emulator --port 4010',
+        'Examples:\n  messaging-webhooks emulator --port 4010\n' +
+        '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
       guarded(io, async (options: EmulatorCommandOptions) => {
         // Commands load their modules when run, so `--help` does not load the emulator or Express.
-        const { startEmulatorCommand } = await import('./emulator.js');
+        const { startEmulatorCommand, stopEmulatorCommand } = await import('./emulator.js');
         const emulator = await startEmulatorCommand(options, io);
         await new Promise<void>((resolve) => {
           const stop = (signal: NodeJS.Signals): void => {
@@ -88,7 +100,7 @@ export function createProgram(io: CliIo = processIo()): Command {
           process.on('SIGINT', stop);
           process.on('SIGTERM', stop);
         });
-        await emulator.close();
+        await stopEmulatorCommand(emulator, options, io);
         io.out('Emulator stopped.');
       }),
     );
@@ -105,6 +117,14 @@ export function createProgram(io: CliIo = processIo()): Command {
       'none',
     )
     .option('--timeout <ms>', 'per-request timeout in milliseconds', '10000')
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        "requests in flight at once; one conversation's payloads always go in file order (1 = the whole file in order)",
+      )
+        .argParser(parseWhole(1, 1024))
+        .default(CLI_CONCURRENCY),
+    )
     .addHelpText(
       'after',
       '\nExits 1 when any payload was not answered 2xx, a line could not be read, or the URL is unreachable.\n' +

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { readCapture } from '../testing/capture.js';
 import { replay, type ReplayItemReport, type ReplayPacing, type ReplayReport } from '../testing/replay.js';
+import { CLI_CONCURRENCY } from './defaults.js';
 import { CliError, type CliIo } from './output.js';
 
 /** Options of the `replay` command (as commander hands them over). */
@@ -12,6 +13,8 @@ export interface ReplayCommandOptions {
   readonly speed?: string | undefined;
   /** Per-request timeout, milliseconds. */
   readonly timeout?: string | undefined;
+  /** Requests in flight at once (commander parses it). */
+  readonly concurrency?: number | undefined;
 }
 
 /** Reads `--speed`: 'none', 'original' (or 1) or a positive factor. */
@@ -97,6 +100,7 @@ export async function replayCommand(
     pacing,
     timeoutMs,
     stopOn: 'network-error',
+    concurrency: options.concurrency ?? CLI_CONCURRENCY,
     ...(options.token === undefined ? {} : { token: options.token }),
     onProgress(item, { done }) {
       if (item.ok) ok += 1;

@@ -1,10 +1,5 @@
 import { AgentUnavailableError, ConflictError, NotFoundError } from './errors.js';
-import {
-  activeChatCount,
-  type EmulatorChatParticipant,
-  type EmulatorState,
-  type EmulatorUser,
-} from './state.js';
+import type { EmulatorChatParticipant, EmulatorState, EmulatorUser } from './state/index.js';
 
 /** Why a user cannot take a chat now, or undefined when they can. */
 export function agentUnavailableReason(
@@ -17,7 +12,7 @@ export function agentUnavailableReason(
   if (user.liveChatRole === null) return 'has no live-chat role';
   if (!user.availabilityStatus) return 'is offline (availabilityStatus false)';
   const already = participant.assignedTo === user.id ? 1 : 0;
-  if (activeChatCount(state, user.id) - already >= user.agentChatLimit) {
+  if (state.openChatCount(user.id) - already >= user.agentChatLimit) {
     return `is at its agentChatLimit (${user.agentChatLimit})`;
   }
   return undefined;
@@ -64,14 +59,22 @@ export function assignAgent(
     const reason = agentUnavailableReason(state, agent, participant);
     if (reason !== undefined) throw new AgentUnavailableError(`Agent ${agent.email} ${reason}`);
   } else {
-    agent = [...state.users.values()]
-      // automatic routing goes to agents; supervisors take chats only when named
-      .filter((user) => user.liveChatRole === 'AGENT')
-      .filter((user) => participant.team === null || user.teamIds.includes(participant.team))
-      .filter((user) => agentUnavailableReason(state, user, participant) === undefined)
-      .sort(
-        (a, b) => activeChatCount(state, a.id) - activeChatCount(state, b.id) || a.id.localeCompare(b.id),
-      )[0];
+    // automatic routing goes to the client's agents; supervisors take chats only when named
+    for (const user of state.usersOfClient(participant.clientId)) {
+      if (user.liveChatRole !== 'AGENT') continue;
+      if (participant.team !== null && !user.teamIds.includes(participant.team)) continue;
+      if (agentUnavailableReason(state, user, participant) !== undefined) continue;
+      // the fewest open chats; ties to the lowest id
+      const load = state.openChatCount(user.id);
+      const best = agent === undefined ? undefined : state.openChatCount(agent.id);
+      if (
+        best === undefined ||
+        load < best ||
+        (load === best && user.id.localeCompare(agent?.id ?? '') < 0)
+      ) {
+        agent = user;
+      }
+    }
   }
   if (agent === undefined) {
     participant.missedConversation = true;
@@ -80,7 +83,7 @@ export function assignAgent(
   if (participant.assignedTo !== null && participant.assignedTo !== agent.id) {
     participant.lastAssignedAgent = participant.assignedTo;
   }
-  participant.assignedTo = agent.id;
+  state.setAssignedTo(participant, agent.id);
   participant.chatBotConversation = false;
   participant.missedConversation = false;
   participant.conversationStatus = 'ACTIVE';
@@ -91,8 +94,8 @@ export function assignAgent(
  * Hands a chat back to the bot: the agent becomes lastAssignedAgent, assignedTo is cleared and
  * chatBotConversation is true again.
  */
-export function unassignAgent(participant: EmulatorChatParticipant): void {
+export function unassignAgent(state: EmulatorState, participant: EmulatorChatParticipant): void {
   if (participant.assignedTo !== null) participant.lastAssignedAgent = participant.assignedTo;
-  participant.assignedTo = null;
+  state.setAssignedTo(participant, null);
   participant.chatBotConversation = true;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EmulatorClock } from './clock.js';
 import type { Router } from './http/router.js';
-import type { EmulatorState } from './state.js';
+import type { EmulatorState } from './state/index.js';
 
 /** The path prefixes of the two documented APIs. */
 export interface EmulatorPrefixes {

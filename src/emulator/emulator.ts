@@ -1,28 +1,20 @@
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger } from 'pino';
-import type { WebhookConfig, WebhookType } from '../schemas/index.js';
-import { createClock, type EmulatorClock } from './clock.js';
-import type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
-import {
-  createDeliverer,
-  type DeliveryAttempt,
-  type DeliveryLogEntry,
-  type DeliveryState,
-  type RetryOptions,
-} from './emit/delivery.js';
+import { pino } from 'pino';
+import { createClock } from './clock.js';
+import type { EmulatorContext, EmulatorPrefixes } from './context.js';
+import { createDeliverer, type RetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
 import {
   createFaultPlanner,
   faultProbabilitiesSchema,
   queuedFaultSchema,
-  type Fault,
   type FaultProbabilities,
 } from './emit/faults.js';
 import { createEmulatorApp } from './http/app.js';
 import { createInspector } from './inspector/index.js';
-import { createRouter, type Router } from './http/router.js';
+import { createRouter } from './http/router.js';
 import { parseBody } from './http/validate.js';
 import { createSeededRandom } from './random.js';
 import { controlRoutes } from './routes/control.js';
@@ -32,170 +24,24 @@ import { BadRequestError, NotFoundError } from './errors.js';
 import {
   applySeed,
   createDefaultSeed,
-  SeedError,
   createEmptyState,
   findNumber,
-  type EmulatorChatParticipant,
+  loadSnapshot,
+  parseSnapshot,
+  resolveRetention,
+  SeedError,
+  snapshotRecords,
+  takeSnapshot,
   type EmulatorSeed,
+  type EmulatorSnapshot,
   type EmulatorState,
-  type OutboundMessage,
-} from './state.js';
-import { createTriggers, type Triggers } from './triggers.js';
+  type RetentionOptions,
+} from './state/index.js';
+import { createTriggers } from './triggers.js';
+import type { Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
-/** Options of {@link createEmulator}. */
-export interface EmulatorOptions {
-  /**
-   * Initial state. `'default'`: the zero-config seed (see {@link createDefaultSeed}; its API
-   * keys are in `emulator.describe()`); `'empty'`: nothing; or a seed of your own.
-   * @default 'default'
-   */
-  readonly seed?: EmulatorSeed | 'default' | 'empty';
-  /**
-   * `{messaging_prefix}`: prepended to every `/Messaging/...` path. The documentation does not
-   * give its value. Example: `'/api'` serves `/api/Messaging/MessagingClientWebHook`.
-   * @default ''
-   */
-  readonly messagingPrefix?: string;
-  /**
-   * `{chat_prefix}`: prepended to every `/ChatParticipant...` path (live chat).
-   * @default '/chat'
-   */
-  readonly chatPrefix?: string;
-  /**
-   * The emulator clock, or the start time of a new manual clock (Unix ms). Payload timestamps,
-   * sentTime/deliveryTime/... and flag periods read it; move it with `advanceClock`.
-   * @default a manual clock starting at the wall-clock time
-   */
-  readonly clock?: EmulatorClock | number;
-  /**
-   * Retry schedule of failed deliveries (not documented by the platform).
-   * `{ attempts: 1 }` turns retries off.
-   * @default { attempts: 3 } with the dispatcher's exponential backoff from 1 s (1 s, 2 s, ...)
-   */
-  readonly retry?: RetryOptions;
-  /**
-   * Deliveries in flight at once, over keep-alive connections. One conversation's events to one
-   * URL still go out one at a time, in order (the documentation is silent on concurrency; a
-   * receiver expects a conversation in order). The default, `1`, keeps the global emission
-   * order across URLs and conversations, which tests and examples assert on; raise it (e.g. 32)
-   * for load tests and replays.
-   * @default 1
-   */
-  readonly deliveryConcurrency?: number;
-  /** Called after every delivery attempt (`emulator --verbose` prints these). @default none */
-  readonly onDeliveryAttempt?: (attempt: DeliveryAttempt) => void;
-  /**
-   * Per-attempt delivery timeout, real milliseconds ("respond with 200 OK within 5 seconds"): no
-   * answer head within it, or a pause that long inside the answer's body (undici's timeouts).
-   * @default 5000
-   */
-  readonly timeoutMs?: number;
-  /**
-   * Extra headers sent with every delivery, e.g. a token your receiver checks. The platform's
-   * signing of webhook requests is not shown in the documentation, so none is added by default.
-   * @default {}
-   */
-  readonly deliveryHeaders?: Readonly<Record<string, string>>;
-  /**
-   * Most delivery log entries kept (the oldest finished ones are dropped beyond it).
-   * @default 10000
-   */
-  readonly deliveryLogLimit?: number;
-  /** Random faults applied to every delivery from the start. @default none */
-  readonly faults?: FaultProbabilities;
-  /** Route groups added after the built-in ones (for extensions). @default [] */
-  readonly routeGroups?: readonly RouteGroup[];
-  /** Logger. @default pino({ level: 'silent' }) */
-  readonly logger?: Logger;
-}
-
-/** Filter of {@link Emulator.deliveries}. */
-export interface DeliveryFilter {
-  readonly type?: WebhookType | undefined;
-  readonly state?: DeliveryState | undefined;
-}
-
-/** A summary of the seeded state: what a test needs to call the API (API keys, number ids). */
-export interface EmulatorDescription {
-  readonly url: string | undefined;
-  readonly prefixes: EmulatorPrefixes;
-  readonly clock: number;
-  readonly clients: readonly { readonly id: string; readonly clientRef: string }[];
-  readonly users: readonly {
-    readonly id: string;
-    readonly clientRef: string;
-    readonly email: string;
-    readonly apiKey: string;
-    readonly role: string;
-    readonly liveChatRole: string | null;
-    readonly availabilityStatus: boolean;
-    readonly agentChatLimit: number;
-  }[];
-  readonly teams: readonly { readonly id: string; readonly clientRef: string; readonly name: string }[];
-  readonly numbers: readonly {
-    readonly id: string;
-    readonly clientRef: string;
-    readonly messagingNumberId: string;
-    readonly msisdn: string;
-    readonly kind: string;
-    readonly session: { readonly statusType: string | null; readonly flaggedUntil: number | null } | null;
-  }[];
-}
-
-/** An emulator of the platform: its HTTP API, its state and the events it emits. */
-export interface Emulator extends Triggers {
-  /** The base URL once listening, else undefined. */
-  readonly url: string | undefined;
-  readonly state: EmulatorState;
-  readonly clock: EmulatorClock;
-  readonly prefixes: EmulatorPrefixes;
-  /** The node:http request listener, to mount the emulator in a server of your own. */
-  readonly listener: RequestListener;
-  /** The route table (add routes before listening). */
-  readonly router: Router;
-  /** Starts the HTTP server on 127.0.0.1 (by default); resolves with the base URL. @default port 0 */
-  listen(port?: number, host?: string): Promise<string>;
-  /** Waits for in-flight deliveries, then stops the server. */
-  close(): Promise<void>;
-  /**
-   * Clears state, delivery log and faults, puts the clock back to its start time (unless the
-   * clock was passed in), then loads `seed` (default: the constructor's seed).
-   */
-  reset(seed?: EmulatorSeed | 'default' | 'empty'): void;
-  /** Seeded state summary, API keys included. */
-  describe(): EmulatorDescription;
-  /** Moves the emulator clock forward; returns the new time (Unix ms). */
-  advanceClock(ms: number): number;
-  /** Sets the emulator clock (Unix ms). */
-  setClock(time: number): number;
-  /** The delivery log, oldest first. */
-  deliveries(filter?: DeliveryFilter): readonly DeliveryLogEntry[];
-  /**
-   * Sends a logged delivery's body again to its URL, like `stripe events resend`: a new log entry
-   * with `resendOf` set to the original's id. Throws NotFoundError for an unknown id.
-   */
-  resend(deliveryId: string): DeliveryLogEntry;
-  /**
-   * The delivery log's change feed: `listener` gets each entry created or changed, and null when
-   * the log is cleared. Returns the unsubscribe function.
-   */
-  subscribeDeliveries(listener: (entry: DeliveryLogEntry | null) => void): () => void;
-  clearDeliveries(): void;
-  /** Applies `fault` to the next `count` deliveries (of `type`, when given). */
-  injectFault(fault: Fault, options?: { readonly type?: WebhookType; readonly count?: number }): void;
-  /** Random faults for every delivery (null turns them off). */
-  setFaultProbabilities(probabilities: FaultProbabilities | null): void;
-  /** Drops queued faults and probabilities. */
-  clearFaults(): void;
-  /** Resolves when no delivery is queued, held or in flight. */
-  idle(): Promise<void>;
-  /** Scope rules 1–3: the configuration that applies to events on a number (msisdn or id). */
-  webhookConfigFor(number: string): WebhookConfig | undefined;
-  chatParticipant(id: string): Readonly<EmulatorChatParticipant> | undefined;
-  chatParticipants(): readonly Readonly<EmulatorChatParticipant>[];
-  message(gstId: string): Readonly<OutboundMessage> | undefined;
-}
+export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './types.js';
 
 /** Default of {@link EmulatorOptions.deliveryConcurrency}. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 1;
@@ -203,6 +49,8 @@ export const DEFAULT_DELIVERY_CONCURRENCY = 1;
 /** The keys of {@link EmulatorOptions}; anything else throws at construction. */
 export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'seed',
+  'state',
+  'retention',
   'messagingPrefix',
   'chatPrefix',
   'clock',
@@ -217,12 +65,14 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'logger',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
+const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
 const FAULT_PROBABILITY_KEYS = Object.keys(faultProbabilitiesSchema.shape);
 
 function validateOptions(options: EmulatorOptions): void {
   checkOptions('createEmulator', options, EMULATOR_OPTION_KEYS);
   checkNestedKeys('createEmulator', 'retry', options.retry, EMULATOR_RETRY_KEYS);
   checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
+  checkNestedKeys('createEmulator', 'retention', options.retention, RETENTION_KEYS);
   const { retry, timeoutMs } = options;
   const counts = {
     'retry.attempts': retry?.attempts,
@@ -249,6 +99,10 @@ function validateOptions(options: EmulatorOptions): void {
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
+  if (options.seed !== undefined && options.state !== undefined) {
+    throw new TypeError('seed and state cannot be given together: a snapshot (state) is a whole state');
+  }
+  resolveRetention(options.retention);
   for (const name of ['messagingPrefix', 'chatPrefix'] as const) {
     const prefix = options[name];
     if (prefix !== undefined && (typeof prefix !== 'string' || (prefix !== '' && !prefix.startsWith('/')))) {
@@ -294,20 +148,46 @@ function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): Emul
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   validateOptions(options);
   const logger = options.logger ?? pino({ level: 'silent' });
+  // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
+  const startSnapshot: EmulatorSnapshot | undefined =
+    options.state === undefined ? undefined : parseSnapshot(options.state);
   const clock =
-    typeof options.clock === 'object' ? options.clock : createClock({ start: options.clock ?? 'real' });
+    typeof options.clock === 'object'
+      ? options.clock
+      : createClock({ start: options.clock ?? startSnapshot?.clock ?? 'real' });
   const prefixes: EmulatorPrefixes = {
     messaging: options.messagingPrefix ?? '',
     chat: options.chatPrefix ?? '/chat',
   };
   const ownsClock = typeof options.clock !== 'object';
   const startTime = clock.now();
-  const state = createEmptyState();
+  const state = createEmptyState(options.retention);
   const now = (): Date => new Date(clock.now());
-  applySeed(state, resolveSeed(options.seed), now());
+  /** A fresh state holding the starting point (a snapshot, else a seed) or `seed`. */
+  const build = (seed: EmulatorSeed | 'default' | 'empty' | undefined, time: Date): EmulatorState => {
+    const next = createEmptyState(options.retention);
+    if (seed === undefined && startSnapshot !== undefined) {
+      // the starting snapshot is kept as given: each start is a copy of it
+      loadSnapshot(next, structuredClone(startSnapshot));
+    } else {
+      applySeed(next, resolveSeed(seed ?? options.seed), time);
+    }
+    return next;
+  };
+  /** Replaces the state's records with `next`'s (the state and its Maps stay the same objects). */
+  const adopt = (next: EmulatorState): void => {
+    state.clear();
+    loadSnapshot(state, snapshotRecords(next, clock.now()));
+  };
+  adopt(build(undefined, now()));
   // The seed's users and keys: the inspector lists these API keys and no other (none made later).
-  const seedKeys = (): Set<string> => new Set([...state.users.values()].map((u) => `${u.id} ${u.apiKey}`));
-  let seeded = seedKeys();
+  const seedKeys = (snapshot?: EmulatorSnapshot): Set<string> =>
+    new Set(
+      snapshot?.seedKeys === undefined
+        ? [...state.users.values()].map((u) => `${u.id} ${u.apiKey}`)
+        : snapshot.seedKeys.map(({ userId, apiKey }) => `${userId} ${apiKey}`),
+    );
+  let seeded = seedKeys(startSnapshot);
 
   const faults = createFaultPlanner(createSeededRandom);
   const initialProbabilities = parseFaultOption(options.faults);
@@ -380,26 +260,35 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     reset(seed) {
       // a clock the emulator made goes back to its start; an injected clock is the caller's
       const resetTime = ownsClock ? startTime : clock.now();
-      // seed a fresh state first: a bad seed is refused before anything is cleared
-      const next = createEmptyState();
+      // build the fresh state first: a bad seed is refused before anything is cleared
+      let next: EmulatorState;
       try {
-        applySeed(next, resolveSeed(seed ?? options.seed), new Date(resetTime));
+        next = build(seed, new Date(resetTime));
       } catch (error) {
         if (error instanceof SeedError)
           throw new BadRequestError(error.message, { field: 'seed', cause: error });
         throw error;
       }
-      for (const map of Object.values(state) as Map<string, unknown>[]) map.clear();
       deliverer.clearLog();
       faults.clear();
       clock.set(resetTime);
       faults.setProbabilities(initialProbabilities);
-      for (const [key, map] of Object.entries(next)) {
-        for (const [id, record] of map as Map<string, unknown>) {
-          (state[key as keyof EmulatorState] as Map<string, unknown>).set(id, record);
-        }
-      }
-      seeded = seedKeys();
+      adopt(next);
+      seeded = seedKeys(seed === undefined ? startSnapshot : undefined);
+    },
+    snapshot() {
+      const seedKeys = [...seeded].map((pair) => {
+        const [userId = '', apiKey = ''] = pair.split(' ');
+        return { userId, apiKey };
+      });
+      return { ...takeSnapshot(state, clock.now()), seedKeys };
+    },
+    restore(input) {
+      const snapshot = parseSnapshot(input);
+      state.clear();
+      loadSnapshot(state, snapshot);
+      if (snapshot.clock !== undefined) clock.set(snapshot.clock);
+      seeded = seedKeys(snapshot);
     },
     describe() {
       const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';

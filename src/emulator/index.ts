@@ -11,7 +11,25 @@
  * @packageDocumentation
  */
 export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY } from './emulator.js';
-export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './emulator.js';
+export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './types.js';
+export {
+  chatListQuerySchema,
+  chatParticipantPage,
+  deliveryListQuerySchema,
+  deliveryPage,
+  messageListQuerySchema,
+  messagePage,
+  ratingWidgetListQuerySchema,
+  ratingWidgetPage,
+  DEFAULT_LIST_LIMIT,
+} from './listings.js';
+export type {
+  ChatListQuery,
+  CursorPage,
+  DeliveryListQuery,
+  MessageListQuery,
+  RatingWidgetListQuery,
+} from './listings.js';
 export { createClock } from './clock.js';
 export type { EmulatorClock, ClockOptions } from './clock.js';
 export { createSeededRandom } from './random.js';
@@ -37,7 +55,7 @@ export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/f
 export { CONTROL_PREFIX } from './routes/control.js';
 export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';
 export type { AssignmentOutcome } from './agents.js';
-export * from './state.js';
+export * from './state/index.js';
 export * from './triggers.js';
 export { API_ROUTE_GROUPS } from './routes/index.js';
 export {

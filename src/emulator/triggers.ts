@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from './ids.js';
 import { z } from 'zod';
 import {
   CHATBOT_MESSAGE_TYPES,
@@ -44,7 +44,6 @@ import {
 import { parseBody } from './http/validate.js';
 import {
   findNumber,
-  findOpenChatParticipant,
   newChatParticipant,
   type EmulatorChatParticipant,
   type EmulatorNumber,
@@ -52,7 +51,7 @@ import {
   type OutboundMessage,
   type SessionState,
   userDisplayName,
-} from './state.js';
+} from './state/index.js';
 
 /** The longest documented flag period: "up to 24 hours". */
 export const MAX_FLAG_PERIOD_MS = 24 * 60 * 60 * 1000;
@@ -348,7 +347,14 @@ export function createTriggers(
   clock: EmulatorClock,
   emitter: Emitter,
 ): UncheckedTriggers {
-  const iso = (): string => new Date(clock.now()).toISOString();
+  // the clock is manual: many events share one time, and its text is made once for them
+  let lastTime = Number.NaN;
+  let lastIso = '';
+  const iso = (): string => {
+    const now = clock.now();
+    if (now !== lastTime) [lastTime, lastIso] = [now, new Date(now).toISOString()];
+    return lastIso;
+  };
 
   function numberOf(refValue: string, field: string): EmulatorNumber {
     const number = findNumber(state, refValue);
@@ -381,11 +387,11 @@ export function createTriggers(
 
   /** The customer's open chat on the number, or a new one. */
   function participantFor(number: EmulatorNumber, sender: string, userId?: string): EmulatorChatParticipant {
-    const open = findOpenChatParticipant(state, number.id, sender);
+    const open = state.openChat(number.id, sender);
     if (open !== undefined) return open;
     const seed = userId === undefined ? {} : { userId };
-    const created = newChatParticipant(state, number, sender, new Date(clock.now()), seed);
-    state.chatParticipants.set(created.id, created);
+    const created = newChatParticipant(state, number, sender, iso(), seed);
+    state.addChatParticipant(created);
     return created;
   }
 
@@ -406,7 +412,7 @@ export function createTriggers(
       version,
       participant,
       timestamp: clock.now(),
-      messageId: randomUUID(),
+      messageId: newId(),
     });
     const delivery = emitter.emit('chatbot', number, payload, {
       faults: trigger.faults,
@@ -417,17 +423,19 @@ export function createTriggers(
     return delivery === undefined ? { payload } : { delivery, payload };
   }
 
+  /** The status event of a message: the message alone says who it went to (its chat may be gone). */
   function statusEmission(message: OutboundMessage, trigger: EmissionInput): MessageResult {
-    const participant = participantOf(message.chatParticipantId);
-    const payload = buildStatusPayload(state, message, participant);
-    const delivery = emitter.emit('status', numberOfParticipant(participant), payload, {
+    const number = state.numbers.get(message.numberId);
+    if (number === undefined) throw new EmulatorError('INTERNAL', 500, 'Outbound message without a number');
+    const payload = buildStatusPayload(number, message);
+    const delivery = emitter.emit('status', number, payload, {
       faults: trigger.faults,
       undocumented: trigger.undocumented ?? false,
-      conversation: participant.id,
+      conversation: message.chatParticipantId,
     });
     return {
       message: { ...message },
-      chatParticipantId: participant.id,
+      chatParticipantId: message.chatParticipantId,
       deliveries: [delivery].filter(defined),
       payload,
     };
@@ -571,7 +579,7 @@ export function createTriggers(
     unassignAgent(raw) {
       const input = parseBody(unassignAgentInputSchema, raw);
       const participant = participantOf(input.chatParticipantId);
-      unassignAgent(participant);
+      unassignAgent(state, participant);
       return { chatParticipantId: participant.id };
     },
 
@@ -581,17 +589,19 @@ export function createTriggers(
       assertMessagingPossible(number);
       const participant = participantFor(number, input.to);
       const template =
-        input.template === undefined
-          ? null
-          : { id: input.template.id ?? randomUUID(), name: input.template.name };
+        input.template === undefined ? null : { id: input.template.id ?? newId(), name: input.template.name };
       participant.lastOutboundTemplate = template;
       const sendTime = iso();
       participant.lastMessageTime = sendTime;
       const message: OutboundMessage = {
-        gstId: randomUUID(),
+        gstId: newId(),
         clientId: number.clientId,
         numberId: number.id,
         chatParticipantId: participant.id,
+        to: participant.sender,
+        recipientUserId: participant.userId,
+        conversationId: participant.conversationId,
+        participantId: participant.engineParticipantId,
         voice: input.voice,
         template,
         ctId: input.ctId ?? null,
@@ -604,7 +614,7 @@ export function createTriggers(
         errorCode: null,
         errorCodeString: null,
       };
-      state.messages.set(message.gstId, message);
+      state.addMessage(message);
       return statusEmission(message, input);
     },
 
@@ -703,7 +713,7 @@ export function createTriggers(
 /** The content fields of a customer message, with the documented key fields filled in. */
 function incomingContent(input: z.output<typeof customerMessageInputSchema>): IncomingContent {
   const type = input.contentType;
-  const content = { messageContentType: type, gstId: randomUUID() };
+  const content = { messageContentType: type, gstId: newId() };
   switch (type) {
     case 'TEXT':
       return { ...content, text: input.text ?? '' };

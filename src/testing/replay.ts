@@ -99,7 +99,14 @@ export interface ReplayOptions {
    * `'failure'` after the first item not answered 2xx. @default 'none'
    */
   readonly stopOn?: 'none' | 'network-error' | 'failure' | undefined;
-  /** Called after each item with its report and the running count. */
+  /**
+   * Items sent at once. One conversation's items (same chatParticipantId, else the same customer
+   * and number, else the same messagingNumber) still go one at a time in source order, as a
+   * receiver expects them; `1` sends everything one at a time, in source order.
+   * @default 1
+   */
+  readonly concurrency?: number | undefined;
+  /** Called after each item with its report and the running count (in the order items finish). */
   readonly onProgress?:
     | ((
         item: ReplayItemReport,
@@ -113,6 +120,7 @@ export interface ReplayOptions {
 /** The keys of {@link ReplayOptions}; anything else throws before the first request. */
 export const REPLAY_OPTION_KEYS = optionKeys<ReplayOptions>()([
   'pacing',
+  'concurrency',
   'token',
   'tokenHeader',
   'basePath',
@@ -158,8 +166,9 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * Sends captured (or hand-made) payloads to a receiver, one at a time in source order, and
- * resolves with a report per item. A captured body is sent byte for byte as it was received.
+ * Sends captured (or hand-made) payloads to a receiver, one at a time in source order (or
+ * `concurrency` at a time, each conversation still in order), and resolves with a report per
+ * item. A captured body is sent byte for byte as it was received.
  * Never rejects for a failed item (the item's report says why); rejects with
  * {@link CaptureFileError} when the file cannot be opened and {@link ReplayError} for a bad target.
  *
@@ -190,6 +199,10 @@ export async function replay(
     throw new TypeError(`timeoutMs: expected a positive number, got ${String(options.timeoutMs)}`);
   }
   const stopOn = options.stopOn ?? 'none';
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TypeError(`concurrency: expected an integer >= 1, got ${String(options.concurrency)}`);
+  }
   const started = performance.now();
   const inProcess = typeof target === 'function' ? await startServer(target) : undefined;
   try {
@@ -200,44 +213,10 @@ export async function replay(
     let firstCaptured: number | undefined;
     let firstSentAt = 0;
     let stopped = false;
-
-    for await (const entry of entries(source)) {
-      if (options.signal?.aborted) {
-        stopped = true;
-        break;
-      }
-      let report: ReplayItemReport;
-      if ('error' in entry) {
-        report = {
-          index: entry.index,
-          line: entry.line,
-          type: undefined,
-          status: undefined,
-          ok: false,
-          error: entry.error,
-        };
-      } else {
-        if (speed !== undefined && entry.receivedAt !== undefined) {
-          if (firstCaptured === undefined) {
-            firstCaptured = entry.receivedAt;
-            firstSentAt = performance.now();
-          } else {
-            // Scheduled from the first item, so waits do not add up the time each send took.
-            const due = firstSentAt + (entry.receivedAt - firstCaptured) / speed;
-            const wait = due - performance.now();
-            if (wait > 0) {
-              await sleep(wait, undefined, options.signal ? { signal: options.signal } : {}).catch(
-                () => undefined,
-              );
-            }
-          }
-          if (options.signal?.aborted) {
-            stopped = true;
-            break;
-          }
-        }
-        report = await send(entry, base, basePath, options, timeoutMs);
-      }
+    /** Per conversation: its last item's send, which its next item waits for. */
+    const lanes = new Map<string, Promise<void>>();
+    const inFlight = new Set<Promise<void>>();
+    const record = (report: ReplayItemReport): void => {
       items.push(report);
       options.onProgress?.(report, { done: items.length, total });
       if (
@@ -245,9 +224,59 @@ export async function replay(
         (stopOn === 'network-error' && report.status === undefined && report.path !== undefined)
       ) {
         stopped = true;
-        break;
       }
+    };
+
+    for await (const entry of entries(source)) {
+      // a free slot first, then the pacing: with concurrency 1, each item waits for the last
+      while (inFlight.size >= concurrency && !stopped) await Promise.race(inFlight);
+      if (options.signal?.aborted) stopped = true;
+      if (stopped) break;
+      if ('error' in entry) {
+        record({
+          index: entry.index,
+          line: entry.line,
+          type: undefined,
+          status: undefined,
+          ok: false,
+          error: entry.error,
+        });
+        continue;
+      }
+      if (speed !== undefined && entry.receivedAt !== undefined) {
+        if (firstCaptured === undefined) {
+          firstCaptured = entry.receivedAt;
+          firstSentAt = performance.now();
+        } else {
+          // Scheduled from the first item, so waits do not add up the time each send took.
+          const due = firstSentAt + (entry.receivedAt - firstCaptured) / speed;
+          const wait = due - performance.now();
+          if (wait > 0) {
+            await sleep(wait, undefined, options.signal ? { signal: options.signal } : {}).catch(
+              () => undefined,
+            );
+          }
+        }
+        if (options.signal?.aborted) {
+          stopped = true;
+          break;
+        }
+      }
+      const key = conversationOf(entry);
+      const task: Promise<void> = (lanes.get(key) ?? Promise.resolve()).then(async () => {
+        // an item queued behind its conversation is not sent once the replay stopped
+        if (!stopped) record(await send(entry, base, basePath, options, timeoutMs));
+      });
+      lanes.set(key, task);
+      inFlight.add(task);
+      void task.finally(() => {
+        inFlight.delete(task);
+        if (lanes.get(key) === task) lanes.delete(key);
+      });
     }
+    await Promise.all(inFlight);
+    // one entry per item in source order, whatever order they finished in
+    items.sort((a, b) => a.index - b.index);
     const sent = items.filter((item) => item.path !== undefined).length;
     const succeeded = items.filter((item) => item.ok).length;
     return {
@@ -261,6 +290,31 @@ export async function replay(
   } finally {
     await inProcess?.close();
   }
+}
+
+/**
+ * The conversation an item belongs to, for ordering: the chat (chatParticipantId), else the
+ * customer on a number (sender and receiver, whichever way round: incoming and status events of
+ * one customer share it), else the number (session and partner events); '' when unreadable.
+ */
+function conversationOf(item: PreparedItem): string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(item.body);
+  } catch {
+    return '';
+  }
+  if (typeof payload !== 'object' || payload === null) return '';
+  const field = (name: string): string | undefined => {
+    const value = (payload as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const chat = field('chatParticipantId');
+  if (chat !== undefined) return `chat ${chat}`;
+  const [sender, receiver] = [field('sender'), field('receiver')];
+  if (sender !== undefined && receiver !== undefined) return `pair ${[sender, receiver].sort().join(' ')}`;
+  const number = field('messagingNumber');
+  return number === undefined ? '' : `number ${number}`;
 }
 
 async function* entries(source: ReplaySource): AsyncGenerator<SourceEntry, void, undefined> {

@@ -173,7 +173,7 @@ describe('terminateChatParticipantChat merge rules', () => {
       .api()
       .get('/_emulator/rating-widgets')
       .query({ chatParticipantId: IDS.openChat });
-    expect(control.body).toEqual([expect.objectContaining(expected)]);
+    expect(control.body).toMatchObject({ items: [expected], total: 1, nextCursor: null });
   });
 });
 
@@ -213,7 +213,8 @@ describe('Chat participant closure transitions', () => {
       name: 'closed, conversationClosed true again with sendRatingWidget true: no transition, no widget',
       chat: IDS.closedChat,
       change: { conversationClosed: true, sendRatingWidget: true },
-      expected: { conversationClosed: true, expectingRating: false, terminatedBy: null },
+      // never set: '', as the field table types it (a plain string)
+      expected: { conversationClosed: true, expectingRating: false, terminatedBy: '' },
       widgets: 0,
     },
   ] as const;
@@ -226,10 +227,9 @@ describe('Chat participant closure transitions', () => {
   });
 
   it('a closed chat no longer counts against the agent chat limit', async () => {
-    const { activeChatCount } = await import('../../src/emulator/state.js');
-    expect(activeChatCount(ctx.emulator.state, IDS.ada)).toBe(1);
+    expect(ctx.emulator.state.openChatCount(IDS.ada)).toBe(1);
     await put({ ...(await get(IDS.openChat)), conversationClosed: true, sendRatingWidget: false });
-    expect(activeChatCount(ctx.emulator.state, IDS.ada)).toBe(0);
+    expect(ctx.emulator.state.openChatCount(IDS.ada)).toBe(0);
   });
 
   it('reset() forgets the rating widgets', async () => {

@@ -78,7 +78,9 @@ describe('every trigger over HTTP', () => {
     expect((await control().get('/_emulator/clock')).body).toEqual({ now: T0 + 10 });
 
     const participants = await control().get('/_emulator/chat-participants');
-    expect((participants.body as { id: string }[]).map((p) => p.id)).toContain(chatParticipantId);
+    expect((participants.body as { items: { id: string }[] }).items.map((p) => p.id)).toContain(
+      chatParticipantId,
+    );
     const participant = await control().get(`/_emulator/chat-participants/${chatParticipantId}`);
     expect(participant.body).toMatchObject({ lastAssignedAgent: SEED.users.ada, assignedTo: null });
   });

@@ -157,11 +157,14 @@ describe('HTTP delivery', () => {
     const { body: idle } = await request(emulator.listener).post('/_emulator/idle');
     expect(idle).toEqual({ deliveries: 2 });
     const all = await request(emulator.listener).get('/_emulator/deliveries');
-    expect((all.body as { type: string }[]).map((d) => d.type)).toEqual(['incoming', 'chatbot']);
+    expect((all.body as { items: { type: string }[] }).items.map((d) => d.type)).toEqual([
+      'incoming',
+      'chatbot',
+    ]);
     const chatbot = await request(emulator.listener).get(
       '/_emulator/deliveries?type=chatbot&state=delivered',
     );
-    expect(chatbot.body).toEqual([
+    expect((chatbot.body as { items: unknown[] }).items).toEqual([
       expect.objectContaining({
         type: 'chatbot',
         url: `${capture.url}/chatbot`,

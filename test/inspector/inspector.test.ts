@@ -186,8 +186,13 @@ describe('API keys on the page', () => {
     const before = await harness.api().get('/_emulator/inspector/view');
     const keys = (before.body as { keys: { apiKey: string }[] }).keys.map((k) => k.apiKey);
     expect(keys).toContain(SEED.supervisorKey);
-    const user = [...harness.emulator.state.users.values()].find((u) => u.apiKey === SEED.supervisorKey)!;
-    user.apiKey = 'sk_live_set_later';
+    // the deprecated update takes a credential-bearing body: the supervisor sets a new key
+    const changed = await harness
+      .api()
+      .put('/Messaging/SystemUsers')
+      .set('authorization', SEED.supervisorKey)
+      .send({ id: SEED.users.supervisor, apiKey: 'sk_live_set_later' });
+    expect(changed.status).toBe(200);
     const after = await harness
       .api()
       .get('/_emulator/inspector/view')

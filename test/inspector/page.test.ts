@@ -309,7 +309,7 @@ describeInBrowser('inspector page in a browser', () => {
       ).resolves.toBeTruthy();
       expect(await bigPage.locator('#log-table tbody tr').count()).toBe(50);
       await expect(bigPage.locator('#log-table [data-open]').first().textContent()).resolves.toBe('#10000');
-      await bigPage.getByRole('link', { name: 'Older' }).click();
+      await bigPage.getByRole('link', { name: 'Older', exact: true }).click();
       await bigPage.locator('#log-table [data-open]:text-is("#9950")').waitFor();
       await bigPage.locator('#log-filter').getByLabel('State').selectOption('failed');
       await bigPage.locator('#log-filter').getByRole('button', { name: 'Filter' }).click();
@@ -321,6 +321,78 @@ describeInBrowser('inspector page in a browser', () => {
       await new Promise((resolve) => receiver.close(resolve));
     }
   }, 120_000);
+
+  it('pages the chats and outbound messages 20 at a time, newest first, and filters the chats on the server', async () => {
+    const customer = (n: number): string => `+2783555${String(n).padStart(4, '0')}`;
+    const chats: string[] = [];
+    for (let n = 0; n < 45; n += 1) {
+      chats.push(
+        harness.emulator.customerMessage({ number: SEED.cloud.msisdn, from: customer(n), text: `m${n}` })
+          .chatParticipantId,
+      );
+    }
+    for (let n = 0; n < 25; n += 1)
+      harness.emulator.sendMessage({ number: SEED.cloud.msisdn, to: customer(n) });
+    // every fifth chat closed (9 of 45)
+    for (const id of chats.filter((_, n) => n % 5 === 0)) {
+      const closed = await api().post(`/chat/v2/ChatParticipant/${id}/terminate`).set('authorization', auth);
+      expect(closed.status).toBe(200);
+    }
+    await page.goto(url);
+    const customers = () => page.locator('#chats-table tbody tr td:nth-child(4)').allTextContents();
+    await expect(page.locator('#chats-pager span').textContent()).resolves.toBe(
+      '45 chats; 20 shown, newest first',
+    );
+    expect(await customers()).toEqual(Array.from({ length: 20 }, (_, i) => customer(44 - i)));
+    // the next page, fetched without a reload; the log and the other tables stay where they were
+    await page.evaluate(() => {
+      (globalThis as { notReloaded?: boolean }).notReloaded = true;
+    });
+    await page.getByRole('link', { name: 'Older chats' }).click();
+    await page.locator('#chats-table td:text-is("+27835550024")').waitFor();
+    expect(await customers()).toEqual(Array.from({ length: 20 }, (_, i) => customer(24 - i)));
+    expect(page.url()).toContain('chatsBefore=');
+    await page.getByRole('link', { name: 'Older chats' }).click();
+    await page.locator('#chats-pager span', { hasText: '5 shown' }).waitFor();
+    expect(await customers()).toEqual([4, 3, 2, 1, 0].map(customer));
+    await expect(page.getByRole('link', { name: 'Older chats' }).count()).resolves.toBe(0);
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    // a message from a new customer arrives while an older page is shown: the page stays put
+    const posted = await api()
+      .post('/_emulator/customer-message')
+      .send({ number: SEED.cloud.msisdn, from: customer(45), text: 'new' });
+    expect(posted.status).toBe(200);
+    await page.locator('#chats-pager span', { hasText: '46 chats' }).waitFor();
+    expect(await customers()).toEqual([4, 3, 2, 1, 0].map(customer));
+    await page.getByRole('link', { name: 'First chats' }).click();
+    await page.locator('#chats-table tbody tr').first().locator('td:text-is("+27835550045")').waitFor();
+
+    // filters: closed chats only (newest first); one customer
+    const filter = page.locator('#chat-filter');
+    await filter.getByLabel('Chats').selectOption('closed');
+    await filter.getByRole('button', { name: 'Filter chats' }).click();
+    await page.locator('#chats-pager span', { hasText: '9 chats; 9 shown' }).waitFor();
+    expect(await customers()).toEqual([40, 35, 30, 25, 20, 15, 10, 5, 0].map(customer));
+    await filter.getByLabel('Chats').selectOption('');
+    await filter.getByLabel('Customer (phone number)').fill(customer(7));
+    await filter.getByRole('button', { name: 'Filter chats' }).click();
+    await page.locator('#chats-pager span', { hasText: '1 chats; 1 shown' }).waitFor();
+    expect(await customers()).toEqual([customer(7)]);
+
+    // outbound messages: 20 of 25, newest first, then the 5 oldest
+    await expect(page.locator('#messages-pager span').textContent()).resolves.toBe(
+      '25 outbound messages; 20 shown, newest first',
+    );
+    await page.getByRole('link', { name: 'Older outbound messages' }).click();
+    await page.locator('#messages-pager span', { hasText: '5 shown' }).waitFor();
+    expect(await page.locator('#messages-table tbody td:nth-child(3)').allTextContents()).toEqual(
+      [4, 3, 2, 1, 0].map(customer),
+    );
+    // a reload keeps the places (they are in the URL)
+    await page.reload();
+    expect(await customers()).toEqual([customer(7)]);
+    await expect(page.locator('#messages-table tbody tr').count()).resolves.toBe(5);
+  });
 
   it('renders a representative state (the README screenshot: UPDATE_SCREENSHOT=1 writes docs/inspector.png)', async () => {
     const a = harness.urls('a');

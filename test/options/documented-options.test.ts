@@ -140,6 +140,8 @@ describe('every documented option is accepted', () => {
   it('createEmulator', async () => {
     const options: Every<EmulatorOptions> = {
       seed: 'empty',
+      state: { version: 1, clock: Date.UTC(2026, 0, 2), clients: [{ id: 'c1', clientRef: 'demo' }] },
+      retention: { closedChats: 5, messages: 5, ratingWidgets: 5 },
       messagingPrefix: '/api',
       chatPrefix: '/chat',
       clock: Date.UTC(2026, 0, 1),
@@ -154,7 +156,12 @@ describe('every documented option is accepted', () => {
       logger: silent,
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(EMULATOR_OPTION_KEYS));
-    await buildAndRelease(() => createEmulator(options));
+    // a seed or a snapshot to start from, not both (a TypeError says so)
+    expect(() => createEmulator(options)).toThrow(/seed and state cannot be given together/);
+    const { state: _state, ...seeded } = options;
+    await buildAndRelease(() => createEmulator(seeded));
+    const { seed: _seed, ...restored } = options;
+    await buildAndRelease(() => createEmulator(restored));
   });
 
   it('createPlatformClient', () => {
@@ -256,6 +263,7 @@ describe('every documented option is accepted', () => {
       forwardHeaders: true,
       timeoutMs: 1000,
       stopOn: 'none',
+      concurrency: 4,
       onProgress: () => undefined,
       signal: new AbortController().signal,
     };

@@ -483,3 +483,72 @@ describe('createJsonlCapture', () => {
     expect(() => createJsonlCapture({ file: tempFile(), maxPendingBytes: 0 })).toThrow(TypeError);
   });
 });
+
+describe('replay with concurrency', () => {
+  /**
+   * A receiver that holds every request until it holds `batch` of them, then answers them all,
+   * the last first: it sees how many were in flight at once, and whether one conversation ever
+   * had two.
+   */
+  async function startHoldingServer(batch: number) {
+    const arrived: { chat: string; n: number }[] = [];
+    let held: { chat: string; res: import('node:http').ServerResponse }[] = [];
+    let overlap = false;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const { chatParticipantId: chat, n } = JSON.parse(Buffer.concat(chunks).toString()) as {
+          chatParticipantId: string;
+          n: number;
+        };
+        arrived.push({ chat, n });
+        if (held.some((h) => h.chat === chat)) overlap = true;
+        held.push({ chat, res });
+        if (held.length < batch) return;
+        for (const { res: answer } of held.reverse()) answer.writeHead(200).end('{}');
+        held = [];
+      });
+    });
+    await listen(server);
+    return { url: urlOf(server), arrived, overlap: () => overlap, close: () => closeServer(server) };
+  }
+  const items = (chats: number, each: number) =>
+    Array.from({ length: chats * each }, (_, i) => ({
+      type: 'chatbot' as const,
+      payload: { chatParticipantId: `chat-${i % chats}`, n: Math.floor(i / chats) },
+    }));
+
+  it('sends `concurrency` at a time, one conversation at a time and in source order', async () => {
+    const target = await startHoldingServer(3);
+    try {
+      const report = await replay(items(3, 4), target.url, { concurrency: 3 });
+      expect(report).toMatchObject({ sent: 12, succeeded: 12, failed: 0 });
+      expect(report.items.map((item) => item.index)).toEqual([...Array(12).keys()]);
+      expect(target.overlap()).toBe(false);
+      for (const chat of ['chat-0', 'chat-1', 'chat-2']) {
+        expect(target.arrived.filter((a) => a.chat === chat).map((a) => a.n)).toEqual([0, 1, 2, 3]);
+      }
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('holds a conversation back rather than send two of its items at once', async () => {
+    // two conversations, concurrency 4: never more than one item of each in flight
+    const target = await startHoldingServer(2);
+    try {
+      const report = await replay(items(2, 3), target.url, { concurrency: 4 });
+      expect(report.succeeded).toBe(6);
+      expect(target.overlap()).toBe(false);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('refuses a concurrency that is not a whole number >= 1', async () => {
+    await expect(replay([], 'http://127.0.0.1:9', { concurrency: 0 })).rejects.toThrow(
+      'concurrency: expected an integer >= 1, got 0',
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 // not the global: a test that fakes timers must not freeze a cut answer's abort
 import { setImmediate } from 'node:timers';
 import type { Logger } from 'pino';
@@ -234,7 +234,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   function createEntry(request: DeliveryRequest, duplicateOf: string | null): DeliveryLogEntry {
     sequence += 1;
     const entry: DeliveryLogEntry = {
-      id: randomUUID(),
+      id: newId(),
       sequence,
       type: request.type,
       url: request.url,

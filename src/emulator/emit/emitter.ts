@@ -1,6 +1,5 @@
 import {
   parseWebhook,
-  resolveWebhookConfig,
   webhookUrlFor,
   type ChatbotPayloadVersion,
   type WebhookType,
@@ -8,11 +7,11 @@ import {
 import type { EmulatorClock } from '../clock.js';
 import { EmulatorError } from '../errors.js';
 import {
-  webhookConfigsOfClient,
+  webhookConfigFor,
   type EmulatorNumber,
   type EmulatorState,
   type StoredWebhookConfig,
-} from '../state.js';
+} from '../state/index.js';
 import type { Deliverer, DeliveryLogEntry } from './delivery.js';
 import type { FaultPlanner, ResolvedFault } from './faults.js';
 import type { Payload } from './payloads.js';
@@ -50,9 +49,9 @@ export function createEmitter(
   faults: FaultPlanner,
   deliverer: Deliverer,
 ): Emitter {
-  function configFor(number: EmulatorNumber): StoredWebhookConfig | undefined {
-    return resolveWebhookConfig(webhookConfigsOfClient(state, number.clientId), number.messagingNumber.id);
-  }
+  // scope rules 1-3 through the state's (client, number) index: the override, else the default
+  const configFor = (number: EmulatorNumber): StoredWebhookConfig | undefined =>
+    webhookConfigFor(state, number);
   return {
     configFor,
     emit(type, number, payload, options = {}) {

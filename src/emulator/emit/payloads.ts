@@ -1,7 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 import type { ChatbotDirection, ChatbotPayloadVersion, MessageContentType } from '../../schemas/index.js';
-import type { EmulatorChatParticipant, EmulatorState, OutboundMessage } from '../state.js';
-import { userDisplayName } from '../state.js';
+import type {
+  EmulatorChatParticipant,
+  EmulatorNumber,
+  EmulatorState,
+  OutboundMessage,
+} from '../state/index.js';
+import { userDisplayName } from '../state/index.js';
 
 /** A JSON payload about to be emitted. */
 export type Payload = Record<string, unknown>;
@@ -44,57 +49,62 @@ export interface IncomingPayloadInput {
   readonly sentTime: string;
 }
 
-/** The incoming message payload (incomingMessageURL). */
+/** Sets `key` when `value` is neither null nor undefined (null fields are omitted). */
+function put(payload: Payload, key: string, value: unknown): void {
+  if (value !== null && value !== undefined) payload[key] = value;
+}
+
+/**
+ * The incoming message payload (incomingMessageURL). Written field by field, in the order of
+ * the documentation's table, rather than through compact(): every customer message makes one,
+ * even with no URL configured (the trigger returns it).
+ */
 export function buildIncomingPayload(input: IncomingPayloadInput): Payload {
   const { participant, content } = input;
   const template = participant.lastOutboundTemplate;
-  const payload = compact({
-    profileName: input.profileName,
-    sender: participant.sender,
-    // the BSUID is always present on incoming events
-    senderUserId: participant.userId,
-    username: participant.username,
-    receiver: participant.messagingClientNumber,
-    text: content.text,
-    buttonText: content.buttonText,
-    buttonPayload: content.buttonPayload,
-    latitude: content.latitude,
-    longitude: content.longitude,
-    label: content.label,
-    address: content.address,
-    mediaUrl: content.mediaUrl,
-    caption: content.caption,
-    fileExtension: content.fileExtension,
-    messageType: input.messageType,
-    messageContentType: content.messageContentType,
-    gstId: content.gstId,
-    ctId: input.ctId,
-    conversationId: participant.conversationId,
-    participantId: participant.engineParticipantId,
-    sentTime: input.sentTime,
-    status: 'RECEIVED',
-    // a template response: same rule as the chatbot payload's templateId/templateName
-    templateId: template?.id,
-    templateName: template?.name,
-    bodyParameters: input.bodyParameters,
-    requestId: randomUUID(),
-  });
+  const payload: Payload = {};
+  put(payload, 'profileName', input.profileName);
+  payload.sender = participant.sender;
+  // the BSUID is always present on incoming events
+  payload.senderUserId = participant.userId;
+  put(payload, 'username', participant.username);
+  payload.receiver = participant.messagingClientNumber;
+  put(payload, 'text', content.text);
+  put(payload, 'buttonText', content.buttonText);
+  put(payload, 'buttonPayload', content.buttonPayload);
+  put(payload, 'latitude', content.latitude);
+  put(payload, 'longitude', content.longitude);
+  put(payload, 'label', content.label);
+  put(payload, 'address', content.address);
+  put(payload, 'mediaUrl', content.mediaUrl);
+  put(payload, 'caption', content.caption);
+  put(payload, 'fileExtension', content.fileExtension);
+  payload.messageType = input.messageType;
+  payload.messageContentType = content.messageContentType;
+  payload.gstId = content.gstId;
+  put(payload, 'ctId', input.ctId);
+  payload.conversationId = participant.conversationId;
+  payload.participantId = participant.engineParticipantId;
+  payload.sentTime = input.sentTime;
+  payload.status = 'RECEIVED';
+  // a template response: same rule as the chatbot payload's templateId/templateName
+  put(payload, 'templateId', template?.id);
+  put(payload, 'templateName', template?.name);
+  put(payload, 'bodyParameters', input.bodyParameters);
+  payload.requestId = newId();
   // documented as "empty string when no error": an exception to null omission
-  return Object.assign(payload, { errorCode: '', errorCodeString: '' });
+  payload.errorCode = '';
+  payload.errorCodeString = '';
+  return payload;
 }
 
 /** The status update payload (statusUpdateURL) for an outbound message's current status. */
-export function buildStatusPayload(
-  state: EmulatorState,
-  message: OutboundMessage,
-  participant: EmulatorChatParticipant,
-): Payload {
-  const number = state.numbers.get(message.numberId);
+export function buildStatusPayload(number: EmulatorNumber, message: OutboundMessage): Payload {
   const failed = message.status === 'FAILED';
   return compact({
-    sender: number?.messagingNumber.number,
-    receiver: participant.sender,
-    recipientUserId: participant.userId,
+    sender: number.messagingNumber.number,
+    receiver: message.to,
+    recipientUserId: message.recipientUserId,
     gstId: message.gstId,
     ctId: message.ctId,
     conversationCtId: message.conversationCtId,
@@ -105,8 +115,8 @@ export function buildStatusPayload(
     playedTime: message.playedTime,
     errorCode: failed ? message.errorCode : null,
     errorCodeString: failed ? message.errorCodeString : null,
-    conversationId: participant.conversationId,
-    participantId: participant.engineParticipantId,
+    conversationId: message.conversationId,
+    participantId: message.participantId,
   });
 }
 
@@ -140,7 +150,7 @@ export function buildChatbotPayload(state: EmulatorState, input: ChatbotEventInp
   const incoming = direction === 'INCOMING';
   const template = incoming ? participant.lastOutboundTemplate : null;
   const v1 = compact({
-    eventId: randomUUID(),
+    eventId: newId(),
     direction,
     timestamp: input.timestamp,
     chatParticipantId: participant.id,

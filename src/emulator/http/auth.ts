@@ -1,5 +1,5 @@
 import { UnauthorizedError } from '../errors.js';
-import { findUserByApiKey, type EmulatorState } from '../state.js';
+import type { EmulatorState } from '../state/index.js';
 import type { AuthContext } from './router.js';
 
 /**
@@ -11,7 +11,7 @@ export function authenticate(state: EmulatorState, authorization: string | undef
   if (authorization === undefined || authorization.trim() === '') {
     throw new UnauthorizedError('Unauthorized user: the Authorization header is missing');
   }
-  const user = findUserByApiKey(state, authorization.trim());
+  const user = state.userByApiKey(authorization.trim());
   if (user === undefined || user.disabled || user.deleted) {
     throw new UnauthorizedError('Unauthorized user: unknown API key');
   }

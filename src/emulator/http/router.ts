@@ -1,6 +1,6 @@
 import express from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EmulatorClient, EmulatorUser } from '../state.js';
+import type { EmulatorClient, EmulatorUser } from '../state/index.js';
 
 /** HTTP methods the emulator routes. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

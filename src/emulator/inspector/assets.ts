@@ -16,7 +16,8 @@ export const SCRIPT = String.raw`'use strict';
   function swap(html) {
     var active = document.activeElement;
     var keep = active && active.dataset && (active.dataset.open ? '[data-open="' + active.dataset.open + '"]'
-      : active.dataset.resend ? '[data-resend="' + active.dataset.resend + '"]' : active.dataset.page ? '[data-page="' + active.dataset.page + '"]' : null);
+      : active.dataset.resend ? '[data-resend="' + active.dataset.resend + '"]' : active.dataset.page ? '[data-page="' + active.dataset.page + '"]'
+      : active.dataset.param ? '[data-param="' + active.dataset.param + '"]' : null);
     var doc = new DOMParser().parseFromString('<body>' + html + '</body>', 'text/html');
     Array.prototype.slice.call(doc.body.children).forEach(function (el) {
       var old = el.id && byId(el.id);
@@ -34,16 +35,23 @@ export const SCRIPT = String.raw`'use strict';
   function refresh() {
     if (busy) { again = true; return busy; }
     again = false;
-    busy = Promise.all([get('/_emulator/inspector/state'), get('/_emulator/inspector/log?' + query)])
+    busy = Promise.all([get('/_emulator/inspector/state?' + query), get('/_emulator/inspector/log?' + query)])
       .then(function (parts) { swap(parts[0]); swap(parts[1]); byId('live').textContent = '(live)'; })
       .catch(function (error) { byId('live').textContent = '(' + error.message + ')'; })
       .then(function () { busy = null; if (again) refresh(); });
     return busy;
   }
-  function setPage(params) {
+  function setPage(params, anchor) {
     query = params;
-    history.replaceState(null, '', '/_emulator' + (String(query) ? '?' + query : '') + '#log');
+    history.replaceState(null, '', '/_emulator' + (String(query) ? '?' + query : '') + '#' + (anchor || 'log'));
     refresh();
+  }
+  /** The current query with the keys of one filter form replaced by the form's values. */
+  function filtered(form, keys) {
+    var params = new URLSearchParams(query);
+    keys.forEach(function (key) { params.delete(key); });
+    new FormData(form).forEach(function (value, key) { if (value) params.set(key, value); });
+    return params;
   }
   function pretty(text) {
     try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
@@ -89,9 +97,12 @@ export const SCRIPT = String.raw`'use strict';
     var form = ev.target;
     if (form.id === 'log-filter') {
       ev.preventDefault();
-      var params = new URLSearchParams();
-      new FormData(form).forEach(function (value, key) { if (value) params.set(key, value); });
-      setPage(params);
+      setPage(filtered(form, ['type', 'state', 'number', 'page']));
+      return;
+    }
+    if (form.id === 'chat-filter') {
+      ev.preventDefault();
+      setPage(filtered(form, ['chats', 'customer', 'chatsBefore']), 'live-chat');
       return;
     }
     if (!form.dataset.post) return;
@@ -109,13 +120,20 @@ export const SCRIPT = String.raw`'use strict';
     if (el.dataset.examples) el.form.elements.fields.value = JSON.stringify(JSON.parse(el.dataset.examples)[el.value]);
   });
   document.addEventListener('click', function (ev) {
-    var el = ev.target.closest('button, a[data-page]');
+    var el = ev.target.closest('button, a[data-page], a[data-param]');
     if (!el) return;
     if (el.dataset.page !== undefined) {
       ev.preventDefault();
       var params = new URLSearchParams(query);
       params.set('page', el.dataset.page);
       setPage(params);
+    } else if (el.dataset.param !== undefined) {
+      // a state table's pager: its cursor changes, the other tables and the log stay
+      ev.preventDefault();
+      var moved = new URLSearchParams(query);
+      if (el.dataset.value) moved.set(el.dataset.param, el.dataset.value);
+      else moved.delete(el.dataset.param);
+      setPage(moved, 'live-chat');
     } else if (el.dataset.open) {
       openDelivery(el.dataset.open);
     } else if (el.dataset.resend) {
@@ -141,7 +159,7 @@ export const SCRIPT = String.raw`'use strict';
     events.onopen = function () { live.textContent = '(live)'; };
     events.onerror = function () { live.textContent = '(reconnecting)'; };
     events.onmessage = function () {
-      if (query.get('page') && query.get('page') !== '0') { live.textContent = '(new deliveries: see Newest)'; get('/_emulator/inspector/state').then(swap); }
+      if (query.get('page') && query.get('page') !== '0') { live.textContent = '(new deliveries: see Newest)'; get('/_emulator/inspector/state?' + query).then(swap); }
       else refresh();
     };
   }
@@ -167,7 +185,8 @@ tr.fault { background: #fff4e0; }
 fieldset { border: 1px solid #ccd; border-radius: .4rem; }
 label { display: block; margin: .3rem 0; }
 input:not([type=checkbox]), select, textarea { display: block; width: 100%; box-sizing: border-box; font: inherit; }
-td label, td input, td select, #log-filter label, #log-filter select { display: inline-block; width: auto; margin-right: .8rem; }
+td label, td input, td select, #log-filter label, #log-filter select, #chat-filter label, #chat-filter select, #chat-filter input { display: inline-block; width: auto; margin-right: .8rem; }
+nav.pager { margin: -.5rem 0 1rem; font-size: .9rem; } nav.pager a { margin-left: .8rem; }
 button { font: inherit; margin-top: .3rem; cursor: pointer; }
 :focus-visible { outline: 3px solid #2a5bd7; outline-offset: 2px; }
 output.result, #resend-result { display: block; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .8rem; max-height: 15rem; overflow: auto; }

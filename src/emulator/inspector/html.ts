@@ -7,7 +7,7 @@ import {
   type PartnerEventType,
 } from '../../schemas/index.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import { logPage, type InspectorView, type LogQuery } from './model.js';
+import { FIRST_PAGE, logPage, type InspectorPage, type InspectorView, type LogQuery } from './model.js';
 
 /** Escapes text for HTML content and attribute values. */
 type Cell = string | number | boolean | null | undefined;
@@ -57,9 +57,49 @@ const PARTNER_EXAMPLES: Record<PartnerEventType, Record<string, string>> = {
   USER_CHANGED_NUMBER: { oldNumber: '+27831234567', newNumber: '+27831234568' },
 };
 
+/** The query keys that place the state tables (the chat filter and the cursors). */
+const STATE_KEYS = [
+  'chats',
+  'customer',
+  'chatsBefore',
+  'messagesBefore',
+  'widgetsBefore',
+  'agentsAfter',
+] as const;
+
+/**
+ * A table's pager: how many rows it has, which are shown, and links to its first and next page.
+ * The links carry the rest of the query, so the other tables stay where they are.
+ */
+function pager<T>(
+  id: string,
+  what: string,
+  rows: InspectorPage<T>,
+  param: (typeof STATE_KEYS)[number],
+  query: LogQuery,
+  order: string,
+): string {
+  const href = (value: string | undefined): string => {
+    const params = new URLSearchParams();
+    for (const key of ['type', 'state', 'number', ...STATE_KEYS] as const) {
+      const current = key === param ? value : query[key];
+      if (current !== undefined) params.set(key, String(current));
+    }
+    const search = params.toString();
+    return `/_emulator${search === '' ? '' : `?${search}`}#${id}`;
+  };
+  const link = (value: string | undefined, label: string): string =>
+    `<a href="${esc(href(value))}" data-param="${param}" data-value="${esc(value ?? '')}">${esc(label)}</a>`;
+  const first = query[param] === undefined ? '' : link(undefined, `First ${what}`);
+  const next =
+    rows.next === null ? '' : link(rows.next, order === 'newest first' ? `Older ${what}` : `More ${what}`);
+  return `<nav class="pager" id="${id}" aria-label="${esc(`${what} pages`)}"><span>${rows.total} ${esc(what)}; ${rows.rows.length} shown, ${esc(order)}</span> ${first} ${next}</nav>`;
+}
+
 /** The parts of the page that follow the state; each is one element, by id (the script swaps them). */
 export function stateParts(
   view: InspectorView,
+  query: LogQuery = FIRST_PAGE,
 ): Record<'clock' | 'scope' | 'configs' | 'chat' | 'lists', string> {
   const scope = view.numbers.map(
     (n) =>
@@ -92,7 +132,7 @@ export function stateParts(
       c.chatbotPayloadVersion ?? 'v1 (default)',
     ]),
   );
-  const messages = view.messages.map(
+  const messages = view.messages.rows.map(
     (m) =>
       `<tr>${[m.gstId, m.number, m.to, m.voice ? 'voice' : 'text', m.status].map((c) => `<td>${esc(c)}</td>`).join('')}<td>${
         m.next.length === 0
@@ -100,7 +140,6 @@ export function stateParts(
           : `<form class="trigger" data-post="/_emulator/messages/${esc(m.gstId)}/status"><label>Next status of ${esc(m.gstId)} <select name="status">${options(m.next)}</select></label> <button>Set</button><output class="result" aria-live="polite"></output></form>`
       }</td></tr>`,
   );
-  const open = view.chats.filter((c) => !c.closed);
   return {
     clock: `<p id="clock-view">Emulator clock: <time>${esc(time(view.clock))}</time></p>`,
     scope: `<div id="scope-view">${table(
@@ -140,7 +179,7 @@ export function stateParts(
       'chats-table',
       'Chats',
       ['Chat participant id', 'Client', 'Number', 'Customer', 'Assigned agent', 'Status', 'Closed'],
-      view.chats.map((c) =>
+      view.chats.rows.map((c) =>
         row([
           c.id,
           c.clientRef,
@@ -151,20 +190,20 @@ export function stateParts(
           c.closed ? 'yes' : 'no',
         ]),
       ),
-    )}${table(
+    )}${pager('chats-pager', 'chats', view.chats, 'chatsBefore', query, 'newest first')}${table(
       'agents-table',
       'Agents',
       ['Name', 'Client', 'Live-chat role', 'Available', 'Open chats', 'Chat limit'],
-      view.agents.map((a) =>
+      view.agents.rows.map((a) =>
         row([a.name, a.clientRef, a.liveChatRole, a.available ? 'yes' : 'no', a.openChats, a.chatLimit]),
       ),
-    )}${table(
+    )}${pager('agents-pager', 'agents', view.agents, 'agentsAfter', query, 'in creation order')}${table(
       'widgets-table',
       'Rating widgets triggered',
       ['Chat', 'Agent rated', 'Terminated by', 'Time'],
-      view.ratingWidgets.map((w) => row([w.chat, w.agent ?? '(none)', w.by, w.time])),
-    )}${table('messages-table', 'Outbound messages', ['gstId', 'From number', 'To', 'Kind', 'Status', 'Next status'], messages)}</div>`,
-    lists: `<div id="datalists"><datalist id="open-chats">${open
+      view.ratingWidgets.rows.map((w) => row([w.chat, w.agent ?? '(none)', w.by, w.time])),
+    )}${pager('widgets-pager', 'rating widgets', view.ratingWidgets, 'widgetsBefore', query, 'newest first')}${table('messages-table', 'Outbound messages', ['gstId', 'From number', 'To', 'Kind', 'Status', 'Next status'], messages)}${pager('messages-pager', 'outbound messages', view.messages, 'messagesBefore', query, 'newest first')}</div>`,
+    lists: `<div id="datalists"><datalist id="open-chats">${view.openChats
       .map((c) => `<option value="${esc(c.id)}">${esc(`${c.customer} on ${c.number}`)}</option>`)
       .join('')}</datalist></div>`,
   };
@@ -186,8 +225,10 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
     String(sequences.get(id) ?? log.find((e) => e.id === id)?.sequence ?? '?');
   const link = (to: number, label: string): string => {
     const params = new URLSearchParams({ page: String(to) });
-    for (const key of ['type', 'state', 'number'] as const)
-      if (query[key] !== undefined) params.set(key, query[key]);
+    for (const key of ['type', 'state', 'number', ...STATE_KEYS] as const) {
+      const value = query[key];
+      if (value !== undefined) params.set(key, String(value));
+    }
     return `<a href="/_emulator?${esc(params.toString())}#log" data-page="${to}">${label}</a>`;
   };
   const body = rows.map((e) => {
@@ -220,12 +261,12 @@ export function page(
   query: LogQuery,
   url: string,
 ): string {
-  const parts = stateParts(view);
+  const parts = stateParts(view, query);
   const numbers = view.numbers.map((n) => n.msisdn);
   const lite = view.numbers.filter((n) => n.kind === 'lite').map((n) => n.msisdn);
   const numberSelect = (name: string, values = numbers): string => select('Your number', name, values);
   const chat = input('Chat participant id', 'chatParticipantId', 'list="open-chats" required');
-  const agents = view.agents.map((a) => a.id);
+  const agents = view.agents.rows.map((a) => a.id);
   const filterSelect = (
     label: string,
     name: 'type' | 'state' | 'number',
@@ -255,7 +296,7 @@ ${logPart(log, query)}
 <section id="triggers" aria-labelledby="h-triggers"><h2 id="h-triggers">Triggers</h2><p>Each form posts to the <code>/_emulator</code> control routes; errors show below the form.</p><div class="forms">
 ${form('Customer message', '/_emulator/customer-message', `${numberSelect('number')}${input('From (E.164)', 'from', 'value="+27831234567" required')}${select('Content type', 'contentType', MESSAGE_CONTENT_TYPES)}${input('Text', 'text', 'value="Hi"')}${input('Reacted-to gstId (REACTION)', 'reactedToGstId')}`)}
 ${form('Bot reply', '/_emulator/bot-reply', `${chat}${select('Message type', 'messageType', CHATBOT_MESSAGE_TYPES)}${input('Text', 'messageText', 'value="How can I help?"')}`)}
-${form('Assign agent', '/_emulator/assign-agent', `${chat}${select('Agent', 'userId', ['', ...agents], ['available agent with fewest chats', ...view.agents.map((a) => `${a.name} (${a.clientRef})`)])}<label><input type="checkbox" name="notify"> Emit chatbot assignment event</label>`)}
+${form('Assign agent', '/_emulator/assign-agent', `${chat}${select('Agent', 'userId', ['', ...agents], ['available agent with fewest chats', ...view.agents.rows.map((a) => `${a.name} (${a.clientRef})`)])}<label><input type="checkbox" name="notify"> Emit chatbot assignment event</label>`)}
 ${form('Unassign agent', '/_emulator/unassign-agent', chat)}
 ${form('Outbound message', '/_emulator/messages', `${numberSelect('number')}${input('To (E.164)', 'to', 'value="+27831234567" required')}<label><input type="checkbox" name="voice"> Voice note</label>${input('Template name (optional)', 'template.name')}`)}
 ${form('Session change (Lite numbers)', '/_emulator/sessions', `${numberSelect('number', lite)}${select('Status', 'status', SESSION_STATUS_STRINGS)}`)}
@@ -265,7 +306,9 @@ ${form('Advance clock', '/_emulator/clock/advance', input('Milliseconds', 'ms', 
 ${form('Fault for the next deliveries', '/_emulator/faults', `${select('Fault', 'fault.kind', ['duplicate', 'outOfOrder', 'delay', 'fail'])}${input('Delay (ms, delay only)', 'fault.ms', 'type="number" min="0" max="60000"')}${select('Webhook type', 'type', ['', ...WEBHOOK_TYPES], ['any', ...WEBHOOK_TYPES])}${input('Count', 'count', 'type="number" min="1" value="1"')}`)}
 ${form('Reset to the seed', '/_emulator/reset', '')}
 </div></section>
-<section id="live-chat" aria-labelledby="h-chat"><h2 id="h-chat">Live chat and users</h2>${parts.chat}${parts.lists}</section>
+<section id="live-chat" aria-labelledby="h-chat"><h2 id="h-chat">Live chat and users</h2>
+<form id="chat-filter" method="get" action="/_emulator"><label>Chats <select name="chats">${options(['', 'open', 'closed'], query.chats ?? '', ['all', 'open', 'closed'])}</select></label> <label>Customer (phone number) <input name="customer" value="${esc(query.customer)}"></label> <button>Filter chats</button></form>
+${parts.chat}${parts.lists}</section>
 <section id="keys" aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>${table(
     'keys-table',
     'API keys of the seed (send as the Authorization header)',

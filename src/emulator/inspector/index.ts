@@ -1,12 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, NotFoundError, toErrorResponse } from '../errors.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import type { Emulator } from '../emulator.js';
+import type { Emulator } from '../types.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { logPart, page, stateParts } from './html.js';
 import { inspectorView, logQuerySchema, type LogQuery } from './model.js';
 
-export { inspectorView, nextStatuses, logPage, type InspectorView, type InspectorRoute } from './model.js';
+export {
+  inspectorView,
+  nextStatuses,
+  logPage,
+  INSPECTOR_PAGE_SIZE,
+  type InspectorPage,
+  type InspectorView,
+  type InspectorRoute,
+} from './model.js';
 
 /** Where the inspector's own paths live (the page itself is `GET /` and `GET /_emulator`). */
 export const INSPECTOR_PREFIX = '/_emulator/inspector';
@@ -116,7 +124,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     if (path === '/' || path === '/_emulator') {
       if (!wantsHtml(req)) return next();
       const query = logQuery(url.searchParams);
-      const view = inspectorView(emulator);
+      const view = inspectorView(emulator, query);
       return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`));
     }
     if (!path.startsWith(`${INSPECTOR_PREFIX}/`)) return next();
@@ -124,8 +132,11 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     if (rest === 'app.js') return send(res, 'text/javascript; charset=utf-8', SCRIPT);
     if (rest === 'app.css') return send(res, 'text/css; charset=utf-8', STYLE);
     if (rest === 'events') return stream(req, res);
-    if (rest === 'view') return json(res, inspectorView(emulator));
-    if (rest === 'state') return html(res, Object.values(stateParts(inspectorView(emulator))).join('\n'));
+    if (rest === 'view') return json(res, inspectorView(emulator, logQuery(url.searchParams)));
+    if (rest === 'state') {
+      const query = logQuery(url.searchParams);
+      return html(res, Object.values(stateParts(inspectorView(emulator, query), query)).join('\n'));
+    }
     if (rest === 'log') return html(res, logPart(emulator.deliveries(), logQuery(url.searchParams)));
     if (rest.startsWith('deliveries/')) {
       let id: string;

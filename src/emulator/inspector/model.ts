@@ -10,9 +10,10 @@ import {
   type WebhookType,
 } from '../../schemas/index.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import type { Emulator } from '../emulator.js';
+import { chatParticipantPage, DELIVERY_STATES, messagePage, ratingWidgetPage } from '../listings.js';
 import { toWebhookConfigRow } from '../routes/webhook-config.js';
-import { activeChatCount, userDisplayName, webhookConfigsOfClient } from '../state.js';
+import { userDisplayName, webhookConfigFor } from '../state/index.js';
+import type { Emulator } from '../types.js';
 
 /** Where an event of one type on one number would go, and which scope rule says so. */
 export interface InspectorRoute {
@@ -20,7 +21,22 @@ export interface InspectorRoute {
   readonly reason: WebhookRouteReason | 'Cloud number: no session events';
 }
 
-/** What the inspector page shows of the state (no credential beyond the seed's API keys). */
+/** One page of a table of the view: its rows, how many there are in all, the next page's cursor. */
+export interface InspectorPage<T> {
+  readonly rows: readonly T[];
+  readonly total: number;
+  /** The cursor of the next page (older rows; for agents, later ones); null on the last. */
+  readonly next: string | null;
+}
+
+/** Rows per page of the chat, message, rating widget and agent tables. */
+export const INSPECTOR_PAGE_SIZE = 20;
+
+/**
+ * What the inspector page shows of the state (no credential beyond the seed's API keys). The
+ * chats, messages and rating widgets are one page each, newest first: the view's size does not
+ * grow with the state.
+ */
 export interface InspectorView {
   readonly clock: number;
   readonly keys: readonly { apiKey: string; email: string; role: string; clientRef: string }[];
@@ -36,7 +52,7 @@ export interface InspectorView {
   }[];
   /** Per client, in List order: the default first, then overrides by phone number. */
   readonly configs: readonly (WebhookConfig & { readonly clientRef: string })[];
-  readonly chats: readonly {
+  readonly chats: InspectorPage<{
     readonly id: string;
     readonly clientRef: string;
     readonly number: string;
@@ -44,8 +60,10 @@ export interface InspectorView {
     readonly agent: string | null;
     readonly closed: boolean;
     readonly status: string;
-  }[];
-  readonly agents: readonly {
+  }>;
+  /** The newest open chats (the trigger forms offer them). */
+  readonly openChats: readonly { readonly id: string; readonly customer: string; readonly number: string }[];
+  readonly agents: InspectorPage<{
     readonly id: string;
     readonly name: string;
     readonly clientRef: string;
@@ -53,24 +71,51 @@ export interface InspectorView {
     readonly available: boolean;
     readonly chatLimit: number;
     readonly openChats: number;
-  }[];
-  readonly ratingWidgets: readonly {
+  }>;
+  readonly ratingWidgets: InspectorPage<{
     id: string;
     chat: string;
     agent: string | null;
     by: string;
     time: string;
-  }[];
+  }>;
   /** Outbound messages with the statuses the transition table allows next. */
-  readonly messages: readonly {
+  readonly messages: InspectorPage<{
     readonly gstId: string;
     readonly number: string;
     readonly to: string;
     readonly voice: boolean;
     readonly status: DeliveryStatus;
     readonly next: readonly DeliveryStatus[];
-  }[];
+  }>;
 }
+
+const blankToUndefined = (value: unknown): unknown => (value === '' ? undefined : value);
+const cursor = z.preprocess(blankToUndefined, z.coerce.number().int().min(0).optional());
+
+/**
+ * Query of the page and its parts: the log's filters and page (newest first), and the position
+ * and filter of the state tables (a cursor per table, from its Older link).
+ */
+export const logQuerySchema = z.object({
+  type: z.preprocess(blankToUndefined, z.enum(WEBHOOK_TYPES).optional()),
+  state: z.preprocess(blankToUndefined, z.enum(DELIVERY_STATES).optional()),
+  /** The client number (msisdn) the event belongs to. */
+  number: z.preprocess(blankToUndefined, z.string().optional()),
+  page: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).default(0)),
+  size: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(500).default(50)),
+  /** The chats table: open or closed ones only. */
+  chats: z.preprocess(blankToUndefined, z.enum(['open', 'closed']).optional()),
+  /** The chats table: one customer's (phone number). */
+  customer: z.preprocess(blankToUndefined, z.string().optional()),
+  chatsBefore: cursor,
+  messagesBefore: cursor,
+  widgetsBefore: cursor,
+  agentsAfter: cursor,
+});
+export type LogQuery = z.output<typeof logQuerySchema>;
+/** The query with nothing set: the first page of everything. */
+export const FIRST_PAGE: LogQuery = logQuerySchema.parse({});
 
 /** The legal next statuses of an outbound message (PLAYED for voice messages only). */
 export function nextStatuses(status: DeliveryStatus, voice: boolean): DeliveryStatus[] {
@@ -84,6 +129,7 @@ export function inspectorView(
   emulator: Pick<Emulator, 'state' | 'clock'> & {
     readonly isSeedKey?: ((userId: string, apiKey: string) => boolean) | undefined;
   },
+  query: LogQuery = FIRST_PAGE,
 ): InspectorView {
   const { state } = emulator;
   const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';
@@ -92,6 +138,62 @@ export function inspectorView(
     return user === undefined ? id : userDisplayName(user);
   };
   const msisdnOf = (linkId: string): string => state.numbers.get(linkId)?.messagingNumber.number ?? '';
+  const newest = { limit: INSPECTOR_PAGE_SIZE, order: 'desc' } as const;
+  const chats = chatParticipantPage(state, {
+    ...newest,
+    cursor: query.chatsBefore,
+    open: query.chats === undefined ? undefined : query.chats === 'open',
+    customer: query.customer,
+    number: undefined,
+    agent: undefined,
+    clientRef: undefined,
+  });
+  const openChats = chatParticipantPage(state, {
+    limit: 50,
+    order: 'desc',
+    cursor: undefined,
+    open: true,
+    customer: undefined,
+    number: undefined,
+    agent: undefined,
+    clientRef: undefined,
+  });
+  const messages = messagePage(state, {
+    ...newest,
+    cursor: query.messagesBefore,
+    status: undefined,
+    number: undefined,
+    chatParticipantId: undefined,
+  });
+  const widgets = ratingWidgetPage(state, {
+    ...newest,
+    cursor: query.widgetsBefore,
+    chatParticipantId: undefined,
+  });
+  // agents: users with a live-chat role, in creation order (a page of them: users are many, too)
+  const agentRows: InspectorView['agents']['rows'][number][] = [];
+  let agentTotal = 0;
+  let agentsNext: string | null = null;
+  let position = 0;
+  for (const user of state.users.values()) {
+    if (user.liveChatRole === null || user.deleted) continue;
+    agentTotal += 1;
+    position += 1;
+    if (position <= (query.agentsAfter ?? 0)) continue;
+    if (agentRows.length === INSPECTOR_PAGE_SIZE) {
+      agentsNext ??= String(position - 1);
+      continue;
+    }
+    agentRows.push({
+      id: user.id,
+      name: userDisplayName(user),
+      clientRef: refOf(user.clientId),
+      liveChatRole: user.liveChatRole,
+      available: user.availabilityStatus && !user.disabled,
+      chatLimit: user.agentChatLimit,
+      openChats: state.openChatCount(user.id),
+    });
+  }
   return {
     clock: emulator.clock.now(),
     // the seed's keys only (as the CLI prints them): a key set or made later is a credential
@@ -104,13 +206,17 @@ export function inspectorView(
         clientRef: refOf(u.clientId),
       })),
     numbers: [...state.numbers.values()].map((number) => {
-      const configs = webhookConfigsOfClient(state, number.clientId);
+      const config = webhookConfigFor(state, number);
       const session = state.sessions.get(number.id);
       const routes = Object.fromEntries(
         WEBHOOK_TYPES.map((type): [WebhookType, InspectorRoute] => {
           if (type === 'session' && number.kind === 'cloud')
             return [type, { url: null, reason: 'Cloud number: no session events' }];
-          const { url, reason } = explainWebhookRoute(configs, number.messagingNumber.id, type);
+          const { url, reason } = explainWebhookRoute(
+            config === undefined ? [] : [config],
+            number.messagingNumber.id,
+            type,
+          );
           return [type, { url: url ?? null, reason }];
         }),
       ) as Record<WebhookType, InspectorRoute>;
@@ -126,61 +232,55 @@ export function inspectorView(
       };
     }),
     configs: [...state.clients.values()].flatMap((client) =>
-      webhookConfigsOfClient(state, client.id)
+      state
+        .webhookConfigsOfClient(client.id)
         .sort(compareWebhookConfigsForList)
         .map((config) => ({ clientRef: client.clientRef, ...toWebhookConfigRow(config) })),
     ),
-    chats: [...state.chatParticipants.values()].map((chat) => ({
-      id: chat.id,
-      clientRef: refOf(chat.clientId),
-      number: chat.messagingClientNumber,
-      customer: chat.sender,
-      agent: userName(chat.assignedTo),
-      closed: chat.conversationClosed,
-      status: chat.conversationStatus,
-    })),
-    agents: [...state.users.values()]
-      .filter((user) => user.liveChatRole !== null && !user.deleted)
-      .map((user) => ({
-        id: user.id,
-        name: userDisplayName(user),
-        clientRef: refOf(user.clientId),
-        liveChatRole: user.liveChatRole,
-        available: user.availabilityStatus && !user.disabled,
-        chatLimit: user.agentChatLimit,
-        openChats: activeChatCount(state, user.id),
+    chats: {
+      rows: chats.items.map((chat) => ({
+        id: chat.id,
+        clientRef: refOf(chat.clientId),
+        number: chat.messagingClientNumber,
+        customer: chat.sender,
+        agent: userName(chat.assignedTo),
+        closed: chat.conversationClosed,
+        status: chat.conversationStatus,
       })),
-    ratingWidgets: [...state.ratingWidgets.values()].map((widget) => ({
-      id: widget.id,
-      chat: widget.chatParticipantId,
-      agent: userName(widget.agentId),
-      by: widget.triggeredBy,
-      time: widget.time,
+      total: chats.total,
+      next: chats.nextCursor,
+    },
+    openChats: openChats.items.map((chat) => ({
+      id: chat.id,
+      customer: chat.sender,
+      number: chat.messagingClientNumber,
     })),
-    messages: [...state.messages.values()].map((message) => ({
-      gstId: message.gstId,
-      number: msisdnOf(message.numberId),
-      to: state.chatParticipants.get(message.chatParticipantId)?.sender ?? '',
-      voice: message.voice,
-      status: message.status,
-      next: nextStatuses(message.status, message.voice),
-    })),
+    agents: { rows: agentRows, total: agentTotal, next: agentsNext },
+    ratingWidgets: {
+      rows: widgets.items.map((widget) => ({
+        id: widget.id,
+        chat: widget.chatParticipantId,
+        agent: userName(widget.agentId),
+        by: widget.triggeredBy,
+        time: widget.time,
+      })),
+      total: widgets.total,
+      next: widgets.nextCursor,
+    },
+    messages: {
+      rows: messages.items.map((message) => ({
+        gstId: message.gstId,
+        number: msisdnOf(message.numberId),
+        to: message.to,
+        voice: message.voice,
+        status: message.status,
+        next: nextStatuses(message.status, message.voice),
+      })),
+      total: messages.total,
+      next: messages.nextCursor,
+    },
   };
 }
-
-const DELIVERY_STATES = ['queued', 'held', 'delivering', 'delivered', 'failed'] as const;
-const blankToUndefined = (value: unknown): unknown => (value === '' ? undefined : value);
-
-/** Query of the log page: filters and paging (newest first). */
-export const logQuerySchema = z.object({
-  type: z.preprocess(blankToUndefined, z.enum(WEBHOOK_TYPES).optional()),
-  state: z.preprocess(blankToUndefined, z.enum(DELIVERY_STATES).optional()),
-  /** The client number (msisdn) the event belongs to. */
-  number: z.preprocess(blankToUndefined, z.string().optional()),
-  page: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).default(0)),
-  size: z.preprocess(blankToUndefined, z.coerce.number().int().min(1).max(500).default(50)),
-});
-export type LogQuery = z.output<typeof logQuerySchema>;
 
 /** One page of the delivery log, newest first, and the totals for the pager. */
 export function logPage(

@@ -1,18 +1,26 @@
 import { z } from 'zod';
-import { WEBHOOK_TYPES } from '../../schemas/index.js';
-import type { Emulator } from '../emulator.js';
-import { NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { faultProbabilitiesSchema, queuedFaultSchema } from '../emit/faults.js';
 import { routesOf, type Router } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
-import { emulatorSeedSchema } from '../state.js';
-import { ratingWidgetTriggers } from './live-chat.js';
+import {
+  chatListQuerySchema,
+  chatParticipantPage,
+  deliveryListQuerySchema,
+  deliveryPage,
+  messageListQuerySchema,
+  messagePage,
+  parseListQuery,
+  ratingWidgetListQuerySchema,
+  ratingWidgetPage,
+} from '../listings.js';
+import { emulatorSeedSchema, SnapshotError, type EmulatorSnapshotInput } from '../state/index.js';
 import type { UncheckedTriggers } from '../triggers.js';
+import type { Emulator } from '../types.js';
 
 /** The reserved path prefix of the control surface. */
 export const CONTROL_PREFIX = '/_emulator';
 
-const DELIVERY_STATES = ['queued', 'held', 'delivering', 'delivered', 'failed'] as const;
 const clockAdvanceSchema = z.object({ ms: z.number().min(0) });
 const clockSetSchema = z.object({ time: z.number() });
 const resetSchema = z.object({
@@ -43,6 +51,20 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
   on.get('/openapi.json', async ({ headers }) => ({
     body: (await import('../../openapi/index.js')).servedOpenApiDocument(emulator, headers.host),
   }));
+  // the whole state (a snapshot) out and back in; a bad snapshot is a 400 naming its field
+  on.get('/snapshot', () => ({ body: emulator.snapshot() }));
+  post('/state', (body) => {
+    try {
+      // restore() validates whatever it is given: the body's shape is its to check
+      emulator.restore(body as EmulatorSnapshotInput);
+    } catch (error) {
+      if (error instanceof SnapshotError) {
+        throw new BadRequestError(error.message, { field: error.path, cause: error });
+      }
+      throw error;
+    }
+    return emulator.describe();
+  });
   post('/reset', (body) => {
     const { seed } = parseBody(resetSchema, body);
     emulator.reset(seed);
@@ -58,6 +80,10 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     body: triggers.updateMessageStatus({ ...asRecord(body), gstId: params.gstId ?? '' }),
   }));
   getOne('/messages/:gstId', 'gstId', (gstId) => emulator.message(gstId), 'No outbound message');
+  // listings: a page at a time (limit, cursor, order), filtered on the server (listings.ts)
+  on.get('/messages', ({ query }) => ({
+    body: messagePage(emulator.state, parseListQuery(messageListQuerySchema, query)),
+  }));
   post('/sessions', (body) => triggers.sessionChange(body));
   post('/flag-number', (body) => triggers.flagNumber(body));
   post('/partner-events', (body) => triggers.partnerEvent(body));
@@ -70,27 +96,23 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     'No webhook configuration applies to',
   );
 
-  on.get('/chat-participants', () => ({ body: emulator.chatParticipants() }));
+  on.get('/chat-participants', ({ query }) => ({
+    body: chatParticipantPage(emulator.state, parseListQuery(chatListQuerySchema, query)),
+  }));
   getOne('/chat-participants/:id', 'id', (id) => emulator.chatParticipant(id), 'No chat participant');
 
   // rating widgets recorded by chat termination (routes/live-chat.ts); ?chatParticipantId= filters
   on.get('/rating-widgets', ({ query }) => ({
-    body: ratingWidgetTriggers(emulator.state, query.get('chatParticipantId') ?? undefined),
+    body: ratingWidgetPage(emulator.state, parseListQuery(ratingWidgetListQuerySchema, query)),
   }));
 
   on.get('/clock', () => ({ body: { now: emulator.clock.now() } }));
   post('/clock/advance', (body) => ({ now: emulator.advanceClock(parseBody(clockAdvanceSchema, body).ms) }));
   post('/clock', (body) => ({ now: emulator.setClock(parseBody(clockSetSchema, body).time) }));
 
-  on.get('/deliveries', ({ query }) => {
-    const type = query.get('type');
-    const state = query.get('state');
-    const filter = parseBody(
-      z.object({ type: z.enum(WEBHOOK_TYPES).optional(), state: z.enum(DELIVERY_STATES).optional() }),
-      { ...(type === null ? {} : { type }), ...(state === null ? {} : { state }) },
-    );
-    return { body: emulator.deliveries(filter) };
-  });
+  on.get('/deliveries', ({ query }) => ({
+    body: deliveryPage(emulator.deliveries(), parseListQuery(deliveryListQuerySchema, query)),
+  }));
   on.delete('/deliveries', () => {
     emulator.clearDeliveries();
     return { status: 204 };

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 import type { z } from 'zod';
 import {
   ALWAYS_COPIED_PARTICIPANT_FLAGS,
@@ -12,12 +12,12 @@ import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError }
 import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import {
-  findOpenChatParticipant,
+  chatParticipantSeedSchema,
   type EmulatorChatParticipant,
   type EmulatorState,
   type EmulatorUser,
   type RatingWidgetTrigger,
-} from '../state.js';
+} from '../state/index.js';
 import { toSystemUser, toUserResponse } from './users.js';
 
 /** Path of the participant resource under `{chat_prefix}`: GET `?id=<chatParticipantId>`. */
@@ -41,6 +41,17 @@ export const CHAT_V2_PATHS = {
  */
 const MERGED_FIELDS = Object.keys(chatParticipantTerminateSchema.shape).filter(
   (field) => !['id', 'assignedTo', 'lastAssignedAgent', ...ALWAYS_COPIED_PARTICIPANT_FLAGS].includes(field),
+);
+
+/**
+ * The fields a chat may have unset (null in the record) that the resource renders as '' (the
+ * table types them as plain strings): username, email, team, openedBy, ... A '' sent back in a
+ * terminate body leaves them unset, so fetching and sending back (rule 4) changes nothing.
+ */
+const UNSET_AS_EMPTY = new Set(
+  Object.entries(chatParticipantSeedSchema.shape)
+    .filter(([, schema]) => schema.safeParse(null).success)
+    .map(([field]) => field),
 );
 
 /** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
@@ -69,14 +80,17 @@ function renderParticipant<U extends SystemUser | UserResponse>(
   });
 }
 
-/** Rating widgets triggered so far, oldest first (optionally for one participant). */
+/**
+ * Rating widgets triggered so far and kept (see retention), oldest first: one participant's
+ * (by its index), or all of them.
+ */
 export function ratingWidgetTriggers(
   state: EmulatorState,
   chatParticipantId?: string,
 ): RatingWidgetTrigger[] {
-  return [...state.ratingWidgets.values()].filter(
-    (trigger) => chatParticipantId === undefined || trigger.chatParticipantId === chatParticipantId,
-  );
+  return chatParticipantId === undefined
+    ? [...state.listings.ratingWidgets.values()]
+    : [...state.ratingWidgetsOf(chatParticipantId)];
 }
 
 function agentOfClient(state: EmulatorState, clientId: string, id: string, field: string): EmulatorUser {
@@ -87,7 +101,7 @@ function agentOfClient(state: EmulatorState, clientId: string, id: string, field
 
 /** 409 when reopening would give the customer a second open chat on the same number. */
 function assertReopenable(state: EmulatorState, participant: EmulatorChatParticipant): void {
-  const open = findOpenChatParticipant(state, participant.numberId, participant.sender);
+  const open = state.openChat(participant.numberId, participant.sender);
   if (open !== undefined && open.id !== participant.id) {
     throw new ConflictError(
       `Cannot reopen chat ${participant.id}: the customer already has an open chat (${open.id}) on this number`,
@@ -112,18 +126,18 @@ function onTerminated(
   if (!participant.sendRatingWidget) return;
   if (participant.assignedTo !== null) {
     participant.lastAssignedAgent = participant.assignedTo;
-    participant.assignedTo = null;
+    state.setAssignedTo(participant, null);
   }
   participant.expectingRating = true;
   const trigger: RatingWidgetTrigger = {
-    id: randomUUID(),
+    id: newId(),
     chatParticipantId: participant.id,
     agentId: participant.lastAssignedAgent,
     triggeredBy: actor.email,
     operation,
     time: now.toISOString(),
   };
-  state.ratingWidgets.set(trigger.id, trigger);
+  state.addRatingWidget(trigger);
 }
 
 /**
@@ -151,8 +165,12 @@ function applyTerminateRequest(
 ): void {
   const wasClosed = participant.conversationClosed;
   const willBeClosed = request.conversationClosed ?? false;
-  // validate first
-  if (typeof request.team === 'string' && state.teams.get(request.team)?.clientId !== participant.clientId) {
+  // validate first; team '' is no team (GET renders a chat without one so: rule 4 sends it back)
+  if (
+    typeof request.team === 'string' &&
+    request.team !== '' &&
+    state.teams.get(request.team)?.clientId !== participant.clientId
+  ) {
     throw new BadRequestError(`team: no team ${request.team} for this client`, { field: 'team' });
   }
   const assigned =
@@ -169,14 +187,19 @@ function applyTerminateRequest(
   for (const field of MERGED_FIELDS) {
     const value = request[field];
     if (typeof value === 'string' || typeof value === 'boolean') {
-      (participant as Record<string, unknown>)[field] = value;
+      // '' is how such a field renders when unset: sent back (rule 4) it stays unset
+      (participant as Record<string, unknown>)[field] =
+        value === '' && UNSET_AS_EMPTY.has(field) ? null : value;
     }
   }
   if (lastAssigned !== undefined) participant.lastAssignedAgent = lastAssigned.id;
   // rule 2: assignedTo omitted or null clears the assignment (no move to lastAssignedAgent)
-  participant.assignedTo = assigned === null ? null : assigned.id;
+  state.setAssignedTo(participant, assigned === null ? null : assigned.id);
   // rule 3: the five booleans are always copied; omitted or null is false
-  for (const flag of ALWAYS_COPIED_PARTICIPANT_FLAGS) participant[flag] = request[flag] ?? false;
+  for (const flag of ALWAYS_COPIED_PARTICIPANT_FLAGS) {
+    if (flag !== 'conversationClosed') participant[flag] = request[flag] ?? false;
+  }
+  state.setConversationClosed(participant, willBeClosed);
 
   if (!wasClosed && willBeClosed)
     onTerminated(state, participant, actor, 'terminateChatParticipantChat', now);
@@ -214,7 +237,7 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
     if (participant.conversationClosed) {
       throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
     }
-    participant.conversationClosed = true;
+    state.setConversationClosed(participant, true);
     onTerminated(state, participant, auth.user, 'terminateV2', context.now());
     return { body: renderParticipant(state, participant, toUserResponse) };
   });
@@ -224,7 +247,7 @@ export const liveChatRoutes: RouteGroup = (router, context) => {
       throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
     }
     assertReopenable(state, participant);
-    participant.conversationClosed = false;
+    state.setConversationClosed(participant, false);
     participant.openedBy = auth.user.email;
     return { body: renderParticipant(state, participant, toUserResponse) };
   });

@@ -2,7 +2,6 @@ import type { MessagingClientNumber } from '../../schemas/index.js';
 import type { RouteGroup } from '../context.js';
 import { readPageQuery, toPage } from '../http/page.js';
 import { joinPath, routesOf } from '../http/router.js';
-import { numbersOfClient } from '../state.js';
 
 /**
  * Number lookup: GET `{messaging_prefix}/Messaging/MessagingClientNumbers/getForCurrentLoginUser`
@@ -16,7 +15,8 @@ export const numberRoutes: RouteGroup = (router, { state, prefixes }) => {
     const { page, size } = readPageQuery(query);
     const search = (query.get('searchString') ?? '').trim();
     const digits = search.replace(/^\+/, '');
-    const rows: MessagingClientNumber[] = numbersOfClient(state, auth.client.id)
+    const rows: MessagingClientNumber[] = state
+      .numbersOfClient(auth.client.id)
       .filter((number) => number.messagingNumber.number.includes(digits))
       .sort((a, b) => a.messagingNumber.number.localeCompare(b.messagingNumber.number))
       .map((number) => ({ id: number.id, messagingNumber: { ...number.messagingNumber } }));

@@ -11,7 +11,7 @@ import { BadRequestError, ForbiddenError } from '../errors.js';
 import { readPageQuery, toPage } from '../http/page.js';
 import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
-import type { EmulatorUser } from '../state.js';
+import type { EmulatorState, EmulatorUser } from '../state/index.js';
 import {
   applyUserSettings,
   assertApiKeyFree,
@@ -38,10 +38,11 @@ const STORED_CREDENTIALS = CREDENTIAL_FIELDS.filter(
 
 /** Stores the credentials given; the callers have checked a new apiKey is free before any change. */
 function applyCredentials(
+  state: EmulatorState,
   user: EmulatorUser,
   input: { readonly [K in CredentialField]?: string | null | undefined },
 ): void {
-  if (typeof input.apiKey === 'string') user.apiKey = input.apiKey;
+  if (typeof input.apiKey === 'string') state.setUserApiKey(user, input.apiKey);
   // a fetched SystemUser carries the masked password: sending it back changes nothing
   if (typeof input.password === 'string' && input.password !== MASKED_PASSWORD) {
     user.password = input.password;
@@ -80,7 +81,7 @@ export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
     });
     const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
     // a caller-chosen tempPassword only replaces the generated one when no password was given
-    applyCredentials(user, password === null ? { ...rest, tempPassword } : rest);
+    applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
     // point 7: the temporary password is returned once, here; every later rendering masks it
     return { body: { ...render(user), tempPassword: user.tempPassword } };
   });
@@ -89,7 +90,7 @@ export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
     const user = userOfClient(state, auth.client.id, id);
     if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
     applyUserSettings(state, user, input);
-    applyCredentials(user, input);
+    applyCredentials(state, user, input);
     return { body: render(user) };
   });
   on.get('/getCurrentLoginSystemUser', ({ auth }) => ({ body: render(auth.user) }));

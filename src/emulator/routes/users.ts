@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { newId } from '../ids.js';
 import type { z } from 'zod';
 import {
   agentChatLimitSchema,
@@ -23,7 +24,12 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import { readPageQuery, toPage } from '../http/page.js';
 import { joinPath, routesOf, type AuthContext } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
-import { userSeedSchema, type EmulatorClient, type EmulatorState, type EmulatorUser } from '../state.js';
+import {
+  userSeedSchema,
+  type EmulatorClient,
+  type EmulatorState,
+  type EmulatorUser,
+} from '../state/index.js';
 
 /*
  * User management, api/v1. The helpers below are shared with the deprecated SystemUsers
@@ -41,8 +47,8 @@ export function resolveClient(
 ): EmulatorClient {
   if (clientRef === undefined || clientRef === null || clientRef === auth.client.clientRef)
     return auth.client;
-  const known = [...state.clients.values()].some((client) => client.clientRef === clientRef);
-  if (!known) throw new NotFoundError(`No client with clientRef ${clientRef}`, { field: 'clientRef' });
+  if (state.clientByRef(clientRef) === undefined)
+    throw new NotFoundError(`No client with clientRef ${clientRef}`, { field: 'clientRef' });
   // reseller hierarchies are not emulated: a user manages only their own client
   throw new ForbiddenError(`clientRef ${clientRef} is not your client`, { field: 'clientRef' });
 }
@@ -60,29 +66,27 @@ export function userOfClient(state: EmulatorState, clientId: string, id: string,
 
 /** The client's users that are not deleted, in creation order. */
 export function liveUsersOfClient(state: EmulatorState, clientId: string): EmulatorUser[] {
-  return [...state.users.values()].filter((user) => user.clientId === clientId && !user.deleted);
+  return [...state.usersOfClient(clientId)].filter((user) => !user.deleted);
 }
 
 /** A fresh API key. */
 export function generateApiKey(): string {
-  return `emu-${randomUUID()}`;
+  return `emu-${newId()}`;
 }
 
 /** 409 when `email` is used by another live user (e-mails are login names across the platform). */
 function assertEmailFree(state: EmulatorState, email: string, exceptId?: string): void {
-  for (const user of state.users.values()) {
-    if (user.id !== exceptId && !user.deleted && user.email.toLowerCase() === email.toLowerCase()) {
-      throw new ConflictError(`A user with e-mail ${email} already exists`, { field: 'email' });
-    }
+  const holder = state.liveUserByEmail(email);
+  if (holder !== undefined && holder.id !== exceptId) {
+    throw new ConflictError(`A user with e-mail ${email} already exists`, { field: 'email' });
   }
 }
 
 /** 409 when `apiKey` belongs to another user. */
 export function assertApiKeyFree(state: EmulatorState, apiKey: string, exceptId?: string): void {
-  for (const user of state.users.values()) {
-    if (user.id !== exceptId && user.apiKey === apiKey) {
-      throw new ConflictError('That apiKey is already used by another user', { field: 'apiKey' });
-    }
+  const holder = state.userByApiKey(apiKey);
+  if (holder !== undefined && holder.id !== exceptId) {
+    throw new ConflictError('That apiKey is already used by another user', { field: 'apiKey' });
   }
 }
 
@@ -113,8 +117,10 @@ export function applyUserSettings(state: EmulatorState, user: EmulatorUser, inpu
   if (input.teamIds !== undefined) assertTeamsOfClient(state, user.clientId, input.teamIds);
   for (const key of USER_SETTING_KEYS) {
     const value = input[key];
-    if (value !== undefined)
-      (user as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : value;
+    if (value === undefined) continue;
+    // the e-mail is indexed (login names are unique): the state changes it
+    if (key === 'email') state.setUserEmail(user, value as string);
+    else (user as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : value;
   }
 }
 
@@ -142,14 +148,14 @@ export function createUser(
   });
   const user: EmulatorUser = {
     ...seeded,
-    id: randomUUID(),
+    id: newId(),
     clientId: client.id,
     initialPassword: temporaryPassword !== null,
     tempAccount: false,
     emailVerified: false,
   };
   applyUserSettings(state, user, input);
-  state.users.set(user.id, user);
+  state.addUser(user);
   return { user, temporaryPassword };
 }
 
@@ -157,9 +163,9 @@ export function createUser(
  * Soft delete (Delete a user): disabled, deleted, signed out (its API key answers 401, see
  * http/auth.ts; loginToken dropped), removed from every team; the record stays in state.
  */
-function softDeleteUser(user: EmulatorUser): void {
+function softDeleteUser(state: EmulatorState, user: EmulatorUser): void {
   user.disabled = true;
-  user.deleted = true;
+  state.setUserDeleted(user, true);
   user.teamIds = [];
   user.loginToken = null;
 }
@@ -252,7 +258,7 @@ export const userRoutes: RouteGroup = (router, { state, prefixes }) => {
   });
   on.delete('/:id', ({ auth, params }) => {
     const user = userOfClient(state, auth.client.id, params.id ?? '');
-    softDeleteUser(user);
+    softDeleteUser(state, user);
     return { body: toUserResponse(state, user) };
   });
   on.get('/page', ({ auth, query }) => {

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 import {
   applyWebhookConfigSettings,
   compareWebhookConfigsForList,
-  findScopeConflict,
   webhookConfigCreateSchema,
   webhookConfigUpdateSchema,
   type WebhookConfig,
@@ -12,12 +11,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { readPageQuery, toPage } from '../http/page.js';
 import { joinPath, routesOf } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
-import {
-  findNumberByMessagingNumberId,
-  webhookConfigsOfClient,
-  type EmulatorState,
-  type StoredWebhookConfig,
-} from '../state.js';
+import type { EmulatorState, StoredWebhookConfig } from '../state/index.js';
 
 /** The documented row of a stored configuration (without the emulator's clientId). */
 export function toWebhookConfigRow(config: StoredWebhookConfig): WebhookConfig {
@@ -43,11 +37,10 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
 
   on.post('', ({ auth, body }) => {
     const input = parseBody(webhookConfigCreateSchema, body);
-    const configs = webhookConfigsOfClient(state, auth.client.id);
     let messagingNumberId: string | null = null;
     let messagingNumberMsisdn: string | null = null;
     if (typeof input.messagingNumberId === 'string') {
-      const number = findNumberByMessagingNumberId(state, input.messagingNumberId);
+      const number = state.numberByMessagingNumberId(input.messagingNumberId);
       // scope rule 6: the number must belong to the caller's client
       if (number?.clientId !== auth.client.id) {
         const linkIdGiven = state.numbers.get(input.messagingNumberId)?.clientId === auth.client.id;
@@ -62,7 +55,7 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
       messagingNumberMsisdn = number.messagingNumber.number;
     }
     // scope rule 5: one default per client, one override per (client, number)
-    const conflict = findScopeConflict(configs, messagingNumberId);
+    const conflict = state.webhookConfigOf(auth.client.id, messagingNumberId);
     if (conflict !== undefined) {
       throw new ConflictError(
         messagingNumberId === null
@@ -72,13 +65,13 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
       );
     }
     const config: StoredWebhookConfig = {
-      id: randomUUID(),
+      id: newId(),
       clientId: auth.client.id,
       messagingNumberId,
       messagingNumberMsisdn,
       ...applyWebhookConfigSettings(undefined, input),
     };
-    state.webhookConfigs.set(config.id, config);
+    state.putWebhookConfig(config);
     return { body: toWebhookConfigRow(config) };
   });
   on.put('', ({ auth, body }) => {
@@ -93,17 +86,18 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
       messagingNumberMsisdn,
       ...applyWebhookConfigSettings(current, input),
     };
-    state.webhookConfigs.set(id, next);
+    state.putWebhookConfig(next);
     return { body: toWebhookConfigRow(next) };
   });
   on.get('/getForCurrentLoginUser', ({ auth }) => {
-    const found = findScopeConflict(webhookConfigsOfClient(state, auth.client.id), null);
+    const found = state.webhookConfigOf(auth.client.id, null);
     if (found === undefined) throw new NotFoundError('The client has no default webhook configuration');
     return { body: toWebhookConfigRow(found) };
   });
   on.get('/list', ({ auth, query }) => {
     const { page, size } = readPageQuery(query);
-    const rows = webhookConfigsOfClient(state, auth.client.id)
+    const rows = state
+      .webhookConfigsOfClient(auth.client.id)
       .sort(compareWebhookConfigsForList)
       .map(toWebhookConfigRow);
     return { body: toPage(rows, page, size) };
@@ -111,7 +105,7 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
   on.delete('/:id', ({ auth, params }) => {
     const config = ownConfig(state, auth.client.id, params.id ?? '');
     // scope rule 8 follows from resolution: nothing else refers to the deleted row
-    state.webhookConfigs.delete(config.id);
+    state.deleteWebhookConfig(config.id);
     return { body: toWebhookConfigRow(config) };
   });
 };

@@ -1,0 +1,32 @@
+/*
+ * The emulator's state: record schemas and types (records.ts), the state with its indexes
+ * (store.ts), seeds (seed.ts) and snapshots (snapshot.ts).
+ */
+export * from './records.js';
+export {
+  bsuidFor,
+  createEmptyState,
+  DEFAULT_RETENTION,
+  findNumber,
+  newChatParticipant,
+  resolveRetention,
+  StateConflictError,
+  userDisplayName,
+  webhookConfigFor,
+  type EmulatorState,
+  type Listing,
+  type RetentionOptions,
+} from './store.js';
+export { applySeed, createDefaultSeed, DEFAULT_API_KEYS, SeedError } from './seed.js';
+export {
+  emulatorSnapshotSchema,
+  loadSnapshot,
+  parseSnapshot,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  snapshotRecords,
+  takeSnapshot,
+  type EmulatorSnapshot,
+  type EmulatorSnapshotInput,
+} from './snapshot.js';
+export { createSequence, type Sequence, type SequenceQuery } from './sequence.js';
