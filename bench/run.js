@@ -72,6 +72,12 @@ const SCENARIOS = [
     module: './scenarios/redis-wait.js',
   },
   {
+    id: 13,
+    name: 'emulator-scale',
+    title: 'Emulator: µs per customer message after 1,000 and 20,000 customers',
+    module: './scenarios/emulator-scale.js',
+  },
+  {
     id: 7,
     name: 'emulator-keepalive',
     title: 'Emulator keep-alive fan-out ÷ bare undici POST loop',

@@ -4,17 +4,14 @@
 //      configured, measured after 1,000 and after 20,000 distinct customers in one process (the
 //      median of 7 samples of 400 messages per point, the points' samples interleaved).
 //      Targets: the 20,000 ÷ 1,000 ratio ≤ 1.5×, and ≤ 25 µs/message at 20,000.
-//   2. Fan-out with many customers: scenario 7's comparison (bench/emulator-keepalive.js: the
-//      emulator's keep-alive deliveries ÷ a bare undici keep-alive loop posting the same bodies,
-//      same concurrency, same receiver in another process), with 5,000 distinct customers.
-//      Target ≥ 0.6×.
+//   Fan-out with many customers is scenario 7 (5,000 distinct customers).
 //
 // `run(bench)` takes the toolbox bench/run.js builds in main() (log, target, quick, startServer,
 // stop). This file is also the child process of part 1 (pinned to the load CPU, like the
 // emulator of scenario 7): run as a script, it answers the `scale` command.
 import { fileURLToPath } from 'node:url';
 import { serveCommands, startChild } from '../lib/proc.js';
-import { fixed, int, ratio, table } from '../lib/table.js';
+import { fixed, int, table } from '../lib/table.js';
 
 const LOAD_CPU = 1;
 const NUMBER = '+27820000001';
@@ -23,9 +20,6 @@ const POINTS = [1000, 20_000];
 /** Samples per point, and messages per sample (each sample from customers never seen before). */
 const SAMPLES = 7;
 const SAMPLE = 400;
-/** Distinct customers of the fan-out comparison (issue 23: at least 3,000). */
-const FANOUT_CUSTOMERS = 5000;
-const FANOUT_CONCURRENCY = 32;
 
 const customer = (n) => `+2784${String(n).padStart(7, '0')}`;
 
@@ -54,7 +48,7 @@ async function scale({ points = POINTS, samples = SAMPLES, sample = SAMPLE }) {
     }
     return Number(process.hrtime.bigint() - started) / 1e3 / sample;
   };
-  global.gc?.(); // the growth's garbage is no sample's (the child runs with --expose-gc)
+  globalThis.gc?.(); // the growth's garbage is no sample's (the child runs with --expose-gc)
   for (let round = 0; round < samples; round += 1) {
     for (const subject of round % 2 === 0 ? subjects : [...subjects].reverse()) {
       const first = subject.next;
@@ -81,9 +75,7 @@ async function scale({ points = POINTS, samples = SAMPLES, sample = SAMPLE }) {
 /** Runs the scenario: `bench` is the toolbox of bench/run.js's main(). */
 export async function run(bench) {
   const { log, target } = bench;
-  log(
-    `\n## Emulator at scale: µs per customerMessage after ${POINTS.map(int).join(' and ')} customers; fan-out with ${FANOUT_CUSTOMERS} customers`,
-  );
+  log(`\n## Emulator at scale: µs per customerMessage after ${POINTS.map(int).join(' and ')} customers`);
   const child = await startChild('scenarios/emulator-scale.js', {
     cpu: LOAD_CPU,
     nodeArgs: ['--expose-gc'],
@@ -125,54 +117,7 @@ export async function run(bench) {
     'a new customer each, no webhook configured',
   );
 
-  const seconds = bench.quick ? 1 : 3;
-  const proc = await startChild('emulator-keepalive.js', { cpu: LOAD_CPU, name: 'emulator-keepalive' });
-  const srv = await bench.startServer('server.js', { kind: 'node-raw', callbacks: 'instant' });
-  let fanout;
-  try {
-    fanout = await proc.call(
-      'compare',
-      {
-        receiverBase: `http://127.0.0.1:${srv.hello.port}/webhooks`,
-        durationSec: seconds,
-        concurrency: FANOUT_CONCURRENCY,
-        customers: FANOUT_CUSTOMERS,
-      },
-      180_000,
-    );
-  } finally {
-    await bench.stop(srv);
-    await proc.stop();
-  }
-  log(
-    table(
-      ['sender', 'deliveries/s', 'delivered', 'failed', 'customers'],
-      [
-        [
-          `emulator (deliveryConcurrency ${FANOUT_CONCURRENCY})`,
-          int(fanout.emulator.deliveriesPerSec),
-          fanout.emulator.delivered,
-          fanout.emulator.failed,
-          fanout.emulator.customers,
-        ],
-        [
-          'bare undici keep-alive loop',
-          int(fanout.bare.postsPerSec),
-          fanout.bare.posted,
-          fanout.bare.failed,
-          '',
-        ],
-      ],
-    ),
-  );
-  target(
-    `emulator fan-out ÷ bare loop, ${int(FANOUT_CUSTOMERS)} customers`,
-    fanout.ratio,
-    '≥ 0.6×',
-    fanout.ratio >= 0.6,
-    `concurrency ${FANOUT_CONCURRENCY} both; ${ratio(fanout.ratio)}`,
-  );
-  return { scale: scaled, growth, fanout };
+  return { scale: scaled, growth };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

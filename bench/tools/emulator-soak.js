@@ -6,7 +6,7 @@
 // chats by 200,000 messages, outbound messages by 500,000 with the defaults): what would
 // otherwise grow with every message is bounded. The delivery log has its own limit.
 //
-//   node --expose-gc bench/emulator-soak.js [--customers=100000] [--messages=1000000]
+//   node --expose-gc bench/tools/emulator-soak.js [--customers=100000] [--messages=1000000]
 //        [--deliver]     also deliver every event to a receiver in this process (incoming,
 //                        chatbot, status): the delivery log's share of the heap, slower
 //
@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createEmulator, DEFAULT_API_KEYS } from '../dist/emulator/index.js';
+import { createEmulator, DEFAULT_API_KEYS } from '../../dist/emulator/index.js';
 
 const args = new Map(
   process.argv.slice(2).map((arg) => {
@@ -29,14 +29,14 @@ const MESSAGES = Number(args.get('messages') ?? 1_000_000);
 const DELIVER = args.has('deliver');
 const NUMBER = '+27820000002';
 
-if (typeof global.gc !== 'function') {
-  console.error('run with node --expose-gc bench/emulator-soak.js');
+if (typeof globalThis.gc !== 'function') {
+  console.error('run with node --expose-gc bench/tools/emulator-soak.js');
   process.exit(1);
 }
 
 function heap() {
-  global.gc();
-  global.gc();
+  globalThis.gc();
+  globalThis.gc();
   const { heapUsed, external, arrayBuffers } = process.memoryUsage();
   return heapUsed + external + arrayBuffers;
 }
@@ -140,7 +140,7 @@ async function main() {
       `(heap ${mib(result.heapAfterCustomers)} → ${mib(result.heapAtEnd)} above the start)`,
   );
   console.log('kept at the end:', result.atEnd);
-  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  const dir = fileURLToPath(new URL('../results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   const file = `${dir}emulator-soak-${result.startedAt.replace(/[:.]/g, '-')}.json`;
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
