@@ -198,7 +198,7 @@ export function bodyText(raw: Uint8Array | string): string {
 /**
  * Parses JSON text and drops `__proto__` keys and `constructor.prototype` objects at any depth.
  * `sanitized` tells whether anything was dropped. Kept for callers of earlier versions; the
- * pipeline uses {@link parseJsonText} and {@link inspectJson}.
+ * pipeline uses `parseJsonText` and `inspectJson`.
  */
 export function parseJsonSafely(text: string): { value: unknown; sanitized: boolean } {
   const value = JSON.parse(text) as unknown;

@@ -144,13 +144,13 @@ export interface WebhookPipeline {
   /** Checks a request before its body is read: method, path, token, content type, length. */
   head(request: RequestHead): AcceptedHead | WebhookError;
   /**
-   * Takes the body of a request that passed {@link head}; returns the answer to send, as a
+   * Takes the body of a request that passed {@link WebhookPipeline.head}; returns the answer to send, as a
    * promise only when an asynchronous store or dispatcher is involved.
    */
   accept(head: AcceptedHead, body: RequestBody): HttpAnswer | Promise<HttpAnswer>;
   /**
    * Answers a request the adapter refused itself (e.g. a body over the limit while streaming).
-   * Without a head (refused before {@link head}: a Node-level client error, an upstream body
+   * Without a head (refused before {@link WebhookPipeline.head}: a Node-level client error, an upstream body
    * parser's error) the request is also counted as received.
    */
   refuse(head: AcceptedHead | undefined, error: WebhookError): HttpAnswer;

@@ -55,7 +55,7 @@ export function normaliseBasePath(basePath: string | undefined): string {
 /**
  * The path and query below `basePath` (normalised), or undefined when `url` is not under it: the
  * prefix must end a path segment (its end, a `/` or a `?`), so `/webhooks` does not match
- * `/webhooksX`. Exact and case-sensitive, like {@link parseRoute}.
+ * `/webhooksX`. Exact and case-sensitive, like `parseRoute`.
  */
 export function belowBasePath(url: string, basePath: string): string | undefined {
   if (basePath === '') return url;
