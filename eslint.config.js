@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'docs-api/',
       'node_modules/',
       'coverage/',
       'bench/results/',
