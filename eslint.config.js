@@ -6,6 +6,7 @@ export default tseslint.config(
     ignores: [
       'dist/',
       'docs-api/',
+      '.dependency-cruiser.cjs',
       'node_modules/',
       'coverage/',
       'bench/results/',

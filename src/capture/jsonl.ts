@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DeadLetter, UnfinishedJob, WebhookJob } from '../dispatch/types.js';
-import type { CaptureRecord } from '../pipeline/options.js';
+import type { CaptureRecord } from './types.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 
 /** Options of {@link createJsonlSink}. */

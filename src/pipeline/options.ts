@@ -1,4 +1,5 @@
 import type { JsonlSink } from '../capture/jsonl.js';
+import type { CaptureSink } from '../capture/types.js';
 import type { StatusTrackingOption } from '../delivery/tracker.js';
 import type { DedupeKeyFn, DedupeStore } from '../dedupe/index.js';
 import type {
@@ -14,29 +15,7 @@ import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json.js';
 import { WEBHOOK_TYPES, type ChatbotPayloadVersion, type WebhookType } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
-/** One received request, as handed to a {@link CaptureSink}. */
-export interface CaptureRecord {
-  /** ISO 8601 time the request arrived. */
-  readonly receivedAt: string;
-  /** The endpoint below the mount point, tokens stripped: `/chatbot`, or `/` for the detecting endpoint. */
-  readonly path: string;
-  /** The webhook type of the endpoint (undefined for the detecting endpoint). */
-  readonly type: WebhookType | undefined;
-  /** Request headers without secrets (authorization, cookie, the token header). */
-  readonly headers: Readonly<Record<string, string>>;
-  /**
-   * The raw body as received (UTF-8). When a body parser ran before the router and left only a
-   * parsed value, this is that value re-serialised with JSON.stringify.
-   */
-  readonly body: string;
-}
-
-/**
- * Receives every request whose body was read, before validation (so invalid payloads are kept
- * too). Called synchronously on the request path: a sink must only hand the record off (e.g.
- * to a write stream), never block. See `createJsonlCapture` in `messaging-webhooks/testing`.
- */
-export type CaptureSink = (record: CaptureRecord) => void;
+export type { CaptureRecord, CaptureSink } from '../capture/types.js';
 
 /** Deduplication settings. */
 export interface DedupeOptions {

@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { DedupeStore } from '../dedupe/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { withTimeout } from '../util/timeout.js';
-import { createLibraryLogger, type LoggerOptions } from '../logger.js';
+import { createLibraryLogger } from '../logger.js';
 import { checkOptions } from '../util/options.js';
-import { REDIS_DEDUPE_STORE_OPTION_KEYS } from './option-keys.js';
+import { REDIS_DEDUPE_STORE_OPTION_KEYS, type RedisDedupeStoreOptions } from './option-keys.js';
 import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
 import {
   checkEvictionPolicy,
@@ -16,8 +16,6 @@ import {
   openClient,
   resolveConnection,
   waitUntilReady,
-  type RedisClient,
-  type RedisConnection,
 } from './connection.js';
 
 /** Library prefix of every dedupe key: `mw:dedupe:<digest>` (see `digestDedupeKey`). */
@@ -39,37 +37,7 @@ const MAX_HOLD_MS = 60_000;
 /** Attempts of a compensating release or a retried confirm before it is given up (logged). */
 const MAX_RETRIES = 20;
 
-/** Options of {@link createRedisDedupeStore}: give `connection` or `client`. */
-export interface RedisDedupeStoreOptions extends LoggerOptions {
-  /**
-   * Where Redis is: options, a URL or cluster nodes (the store opens its own client, tuned to fail
-   * fast, and closes it), or an ioredis `Redis` or `Cluster` instance, used as given: never closed
-   * by `close()`, never retuned (see `client`). Dedupe keys are single keys, so they spread over a
-   * cluster's shards by their digest.
-   */
-  readonly connection?: RedisConnection | undefined;
-  /**
-   * An ioredis `Redis` or `Cluster` instance to use, as `connection` does with one (not closed by
-   * `close()`). Tune it yourself to fail fast: `enableOfflineQueue: false`,
-   * `maxRetriesPerRequest: 1`, a `commandTimeout`; otherwise a claim may wait for the pipeline's
-   * deadline during an outage (each claim is still bounded by `commandTimeoutMs`).
-   */
-  readonly client?: RedisClient | undefined;
-  /** How long an accepted event's key is remembered; cover the sender's retry window. @default 3 days */
-  readonly ttlMs?: number | undefined;
-  /**
-   * How long a fresh claim blocks redeliveries (they get 503 and the sender retries) unless
-   * renewed. The claiming store renews it every `leaseMs / 3` until the event is confirmed
-   * enqueued or released, so it need not cover the pipeline's `enqueueTimeoutMs`; when the
-   * claiming instance dies, its lease runs out within `leaseMs` and the next redelivery is
-   * accepted. At least 100. @default 1_000
-   */
-  readonly leaseMs?: number | undefined;
-  /** Key prefix, before the pipeline's fixed-size digest. @default 'mw:dedupe:' */
-  readonly prefix?: string | undefined;
-  /** A Redis command unanswered after this many ms fails (own client only). @default 1000 */
-  readonly commandTimeoutMs?: number | undefined;
-}
+export type { RedisDedupeStoreOptions } from './option-keys.js';
 
 /** The Redis dedupe store: a {@link DedupeStore} shared by every receiver instance. */
 export interface RedisDedupeStore extends DedupeStore {
