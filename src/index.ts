@@ -1,5 +1,6 @@
 /**
- * messaging-webhooks: receive the messaging platform's webhooks in Express or node:http:
+ * messaging-webhooks: receive the messaging platform's webhooks in Express, node:http, a fetch
+ * runtime or Fastify:
  * validated, deduplicated, acknowledged at once and handed to typed callbacks in order.
  *
  * @packageDocumentation

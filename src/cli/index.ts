@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `messaging-webhooks` command line: `emulator`, `replay`, `validate` and `demo`.
+ * The `messaging-webhooks` command line: `demo`, `emulator`, `replay`, `validate`, `openapi` and
+ * `dlq` (see program.ts).
  * Bad input (a missing file, an unreachable URL, a bad argument) ends with one `error:` line
  * and a non-zero exit, never a stack trace.
  *

@@ -23,7 +23,7 @@ export interface DedupeOptions {
   readonly max?: number | undefined;
   /** How long the default store remembers a key, in milliseconds; covers the sender's retries. @default 3 days */
   readonly ttlMs?: number | undefined;
-  /** Another store (e.g. the Redis store of `messaging-webhooks/redis`). @default an lru-cache store */
+  /** Another store (e.g. the Redis store of `messaging-webhooks/redis`). @default the in-memory store (`createMemoryDedupeStore`) */
   readonly store?: DedupeStore | undefined;
   /** Which types are deduplicated. @default all five (chatbot by eventId; see DEFAULT_DEDUPE_KEYS) */
   readonly types?: Partial<Record<WebhookType, boolean>> | undefined;
@@ -38,8 +38,8 @@ export interface DedupeOptions {
 }
 
 /**
- * Options of the webhook pipeline, shared by `createWebhookRouter` (Express) and
- * `createNodeHandler` (node:http).
+ * Options of the webhook pipeline, shared by every adapter: `createWebhookRouter` (Express),
+ * `createNodeHandler` (node:http), `createFetchHandler` and the Fastify plugin.
  */
 export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
   /**

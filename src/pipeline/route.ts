@@ -27,8 +27,8 @@ export interface ParsedRoute {
 export function parseRoute(pathname: string, tokensInPath: boolean): ParsedRoute | undefined {
   const exact = EXACT_ROUTES.get(pathname);
   if (exact) return exact;
-  // Exact: one leading slash, no empty segment (`//chatbot`), at most one trailing slash. Both
-  // adapters read the sub-path here, so Express and node:http agree on every path.
+  // Exact: one leading slash, no empty segment (`//chatbot`), at most one trailing slash. Every
+  // adapter reads the sub-path here, so all four agree on every path.
   if (pathname.charCodeAt(0) !== SLASH) return undefined;
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
   const segments = pathname.slice(1, end).split('/');
