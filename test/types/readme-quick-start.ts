@@ -17,7 +17,8 @@ const webhooks = createWebhookRouter({
   logger: pino(),
   onUnfinished: spillToJsonl('.spill/unfinished.jsonl'), // what close() could not run in time
   onIncoming: async (message, ctx) => {
-    ctx.logger.info({ type: message.messageContentType }, 'customer message');
+    // ctx.logger already carries the webhook type, request id and attempt
+    ctx.logger.info({ contentType: message.messageContentType }, 'customer message');
   },
   onStatus: async (receipt, ctx) => {
     if (ctx.delivery?.applied) await saveDeliveryState(receipt.gstId, ctx.delivery.current);
