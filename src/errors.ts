@@ -23,7 +23,7 @@ export type WebhookErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * Base class of every error the receiver answers with. `code` is a literal per subclass;
- * {@link toErrorResponse} maps any of them to an HTTP status and a JSON body.
+ * `toErrorResponse` maps any of them to an HTTP status and a JSON body.
  */
 export abstract class WebhookError extends Error {
   abstract readonly code: WebhookErrorCode;

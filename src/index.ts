@@ -1,17 +1,79 @@
 /**
  * messaging-webhooks: receive the messaging platform's webhooks in Express, node:http, a fetch
- * runtime or Fastify:
- * validated, deduplicated, acknowledged at once and handed to typed callbacks in order.
+ * runtime or Fastify (`messaging-webhooks/fastify`): validated, deduplicated, acknowledged at once
+ * and handed to typed callbacks in order.
+ *
+ * This entry is the receiver's public API, every name listed in the README's Exports table. The
+ * schemas, tables and parsers are `messaging-webhooks/schemas`; the emulator, testing helpers,
+ * client, Redis, metrics and tracing have their own entries.
  *
  * @packageDocumentation
  */
-export * from './receiver/index.js';
-export * from './pipeline/index.js';
-export * from './errors.js';
-export * from './dedupe/index.js';
-export * from './dispatch/index.js';
-export * from './delivery/tracker.js';
-export { REDACT_PATHS, type LoggerOptions } from './logger.js';
-export * from './schemas/index.js';
-export { logRef, maskPayload } from './logger.js';
-export * from './capture/index.js';
+
+// Adapters, and the framework-free pipeline under them.
+export {
+  createWebhookRouter,
+  type WebhookReceiverControls,
+  type WebhookRouter,
+  type WebhookRouterOptions,
+} from './receiver/express.js';
+export {
+  createNodeHandler,
+  countClientErrors,
+  type NodeHandlerOptions,
+  type NodeWebhookHandler,
+} from './receiver/node.js';
+export {
+  createFetchHandler,
+  type FetchHandlerContext,
+  type FetchHandlerOptions,
+  type FetchWebhookHandler,
+} from './receiver/fetch.js';
+export { webhookErrorHandler } from './receiver/express-errors.js';
+export { createHealthHandler } from './receiver/health.js';
+export { createWebhookPipeline, type WebhookHealth, type WebhookPipeline } from './pipeline/pipeline.js';
+export type { DedupeOptions, WebhookPipelineOptions } from './pipeline/options.js';
+export type { WebhookStats } from './pipeline/stats.js';
+
+// Callbacks and what they receive.
+export type {
+  DeadLetter,
+  Dispatcher,
+  InvalidPayload,
+  RetryOptions,
+  UnfinishedJob,
+  WebhookCallback,
+  WebhookContext,
+  WebhookHandlers,
+  WebhookJob,
+} from './dispatch/types.js';
+
+// The in-memory defaults, to configure or replace.
+export type { DedupeStore } from './dedupe/types.js';
+export { createMemoryDedupeStore } from './dedupe/memory.js';
+export { createMemoryDispatcher } from './dispatch/memory.js';
+
+// Files: spilled and dead-lettered events, captured requests.
+export { createJsonlSink, deadLettersToJsonl, spillToJsonl, type JsonlSink } from './capture/jsonl.js';
+export type { CaptureRecord, CaptureSink } from './capture/types.js';
+
+// Errors: every refusal is a WebhookError with a code and its HTTP status.
+export { WebhookError, type WebhookErrorCode } from './errors.js';
+
+// Payload types, and the two helpers that read payloads.
+export type {
+  ChatbotEvent,
+  ChatbotEventV1,
+  ChatbotEventV2,
+  ChatbotPayloadVersion,
+  DeliveryStatus,
+  IncomingMessage,
+  PartnerEvent,
+  SessionStatus,
+  StatusUpdate,
+  UnlistedValue,
+  WebhookPayloads,
+  WebhookType,
+} from './schemas/index.js';
+export { isChatbotV2, reactionOf } from './schemas/index.js';
+export type { DeliveryStateChange } from './delivery/tracker.js';

@@ -107,9 +107,9 @@ export interface LoggerOptions {
   readonly logger?: Logger | undefined;
   /**
    * Keep tokens, phone numbers, BSUIDs and message text out of the logs: the library logs no
-   * value from a payload (dedupe keys and unlisted enum values appear as {@link logRef}s), the
+   * value from a payload (dedupe keys and unlisted enum values appear as keyed digests (`logRef`)), the
    * `payload` and `job` fields of any log line (users' `ctx.logger` lines included) are masked at
-   * any depth, and the {@link REDACT_PATHS} are censored. `false` logs them as they are (for
+   * any depth, and the `REDACT_PATHS` are censored. `false` logs them as they are (for
    * local debugging only). @default true
    */
   readonly redactLogs?: boolean | undefined;

@@ -11,12 +11,8 @@
 // the whole cost of one remembered eventId (its key string, the store's slots and its
 // preallocated arrays). A plain Set of the same keys is measured the same way, as the floor of
 // any hash-based store, to split the cost between key strings and the LRU's bookkeeping.
-import {
-  createMemoryDedupeStore,
-  DEFAULT_DEDUPE_KEYS,
-  DEFAULT_DEDUPE_MAX,
-  digestDedupeKey,
-} from '../../dist/index.js';
+import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX } from '../../dist/dedupe/memory.js';
+import { DEFAULT_DEDUPE_KEYS, digestDedupeKey } from '../../dist/dedupe/keys.js';
 import { createBodyFactory } from '../lib/bodies.js';
 import { serveCommands } from '../lib/proc.js';
 

@@ -17,7 +17,9 @@
 //   full, plain dispatcher   the full pipeline given a minimal in-memory dispatcher (a running
 //                            counter and a FIFO per conversation, no p-queue), same ordering
 import { pino } from 'pino';
-import { createWebhookPipeline, parseWebhook, REDACT_PATHS } from '../../dist/index.js';
+import { createWebhookPipeline } from '../../dist/index.js';
+import { REDACT_PATHS } from '../../dist/logger.js';
+import { parseWebhook } from '../../dist/schemas/index.js';
 import { WEBHOOK_PATHS } from '../../dist/schemas/index.js';
 import { createBodyFactory, WEBHOOK_TYPES } from '../lib/bodies.js';
 import { serveCommands } from '../lib/proc.js';

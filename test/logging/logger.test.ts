@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import request from 'supertest';
 import express from 'express';
-import { createWebhookRouter, digestDedupeKey } from '../../src/index.js';
+import { digestDedupeKey } from '../../src/dedupe/keys.js';
+import { createWebhookRouter } from '../../src/index.js';
 import { createLibraryLogger, logRef, maskPayload, REDACTED } from '../../src/logger.js';
 import { buildStatus, fixtures } from '../../src/testing/index.js';
 

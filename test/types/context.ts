@@ -9,12 +9,12 @@ import {
   createWebhookRouter,
   type ChatbotEvent,
   type ChatbotPayloadVersion,
-  type DeliveryIgnoreReason,
   type DeliveryStateChange,
   type DeliveryStatus,
   type StatusUpdate,
   type WebhookContext,
 } from '../../src/index.js';
+import type { DeliveryIgnoreReason } from '../../src/delivery/tracker.js';
 
 export const router = createWebhookRouter({
   onIncoming: (_message, ctx) => {

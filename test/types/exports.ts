@@ -16,8 +16,6 @@ import type { Express } from 'express';
 expectTypeOf(root.createWebhookRouter).toBeFunction();
 expectTypeOf(root.createNodeHandler).toBeFunction();
 expectTypeOf(root.createWebhookPipeline).toBeFunction();
-expectTypeOf(root.createDeliveryTracker).toBeFunction();
-expectTypeOf(root.parseWebhook).toBeFunction();
 expectTypeOf(root.reactionOf).toBeFunction();
 expectTypeOf(root.isChatbotV2).toBeFunction();
 export function mountsOnExpress(app: Express, router: root.WebhookRouter): void {
