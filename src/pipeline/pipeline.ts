@@ -197,6 +197,13 @@ export function createWebhookPipeline(
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const tokens = tokensOf(options);
+  // An unset variable (`token: process.env.WEBHOOK_TOKEN`) must not open the endpoint silently;
+  // `token: false` says it is open on purpose.
+  if (options.token === undefined) {
+    logger.warn(
+      'no webhook token: anyone who finds the URL can post events; set `token` (or `token: false` to accept requests without one on purpose)',
+    );
+  }
   const checkToken: TokenCheck | undefined = tokens.length > 0 ? createTokenCheck(tokens) : undefined;
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
