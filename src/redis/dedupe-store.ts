@@ -58,7 +58,7 @@ export interface RedisDedupeStoreOptions extends LoggerOptions {
   /** How long an accepted event's key is remembered; cover the sender's retry window. @default 3 days */
   readonly ttlMs?: number | undefined;
   /**
-   * How long a fresh claim blocks redeliveries (they get 503 and the sender retries) unless
+   * How long a fresh claim blocks redeliveries (they get 503 `claim_held` and the sender retries) unless
    * renewed. The claiming store renews it every `leaseMs / 3` until the event is confirmed
    * enqueued or released, so it need not cover the pipeline's `enqueueTimeoutMs`; when the
    * claiming instance dies, its lease runs out within `leaseMs` and the next redelivery is
@@ -88,7 +88,11 @@ export interface RedisDedupeStore extends DedupeStore {
   health(): ComponentHealth;
 }
 
-/** A redelivery arrived while another claim of the same event awaits its enqueue. */
+/**
+ * A redelivery arrived while another claim of the same event awaits its enqueue. The pipeline
+ * recognises its `code` and answers 503 `claim_held` (logged at warn level): a race between two
+ * deliveries of one event, not a store failure.
+ */
 export class DedupeClaimPendingError extends Error {
   readonly code = 'dedupe_claim_pending';
   constructor(readonly key: string) {
