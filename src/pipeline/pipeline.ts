@@ -63,7 +63,7 @@ import {
   type WebhookPipelineOptions,
 } from './options.js';
 import { parseRoute } from './route.js';
-import { createStatsRecorder, type StatsBucket, type WebhookStats } from './stats.js';
+import { answerCounter, createStatsRecorder, type StatsBucket, type WebhookStats } from './stats.js';
 
 /** What an adapter knows about a request before reading its body. */
 export interface RequestHead {
@@ -310,7 +310,7 @@ export function createWebhookPipeline(
     accepted?: AcceptedHead,
     span: unknown = accepted?.span,
   ): WebhookError {
-    stats.inc(bucket, error.status === 400 ? 'invalid' : 'rejected');
+    stats.inc(bucket, answerCounter(error.status));
     if (probe.observer !== undefined || span !== undefined)
       answered(bucket, error.status, error.code, accepted?.startedAt, span);
     logger.debug({ type: bucket, code: error.code }, 'webhook refused');
