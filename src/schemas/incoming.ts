@@ -26,6 +26,9 @@ const incomingBaseShape = {
   senderUserId: optionalString,
   username: optionalString,
   receiver: optionalString,
+  // The payload table gives `text` to every message (the text, a REACTION's emoji, a CONTACT's
+  // card, null for media-only), unlike the fields it marks "LOCATION only" or "MEDIA only".
+  text: optionalString,
   messageType: openEnum(INCOMING_MESSAGE_TYPES).nullish(),
   gstId: optionalString,
   ctId: optionalString,
@@ -46,13 +49,12 @@ const incomingBaseShape = {
 };
 
 /**
- * The content fields, each belonging to the content types the payload table names ("LOCATION
- * only", "MEDIA only", the tapped button of BUTTON, INTERACTIVE and CAROUSEL; text for TEXT,
- * CONTACT and REACTION). A branch declares only its own, so under `case 'TEXT'` a message offers
- * `text` and not `latitude`. A field of another type that arrives anyway still reaches the
- * callback (objects pass unknown keys through), unvalidated and untyped.
+ * The content fields the payload table gives to some content types only ("LOCATION only", "MEDIA
+ * only", the tapped button of BUTTON, INTERACTIVE and CAROUSEL). A branch declares only its own,
+ * so under `case 'TEXT'` a message offers `text` and not `latitude`. A field of another type that
+ * arrives anyway still reaches the callback (objects pass unknown keys through), unvalidated and
+ * untyped.
  */
-const textFields = { text: optionalString };
 const buttonFields = { buttonText: optionalString, buttonPayload: optionalString };
 const locationFields = {
   latitude: optionalString,
@@ -71,7 +73,7 @@ const branch = <const T extends MessageContentType, S extends z.ZodRawShape>(typ
 
 /** Content and key fields per content type, from the content-type table of section Events. */
 export const incomingTextSchema = branch('TEXT', { text: z.string() });
-export const incomingMediaSchema = branch('MEDIA', { ...textFields, ...mediaFields, mediaUrl: z.string() });
+export const incomingMediaSchema = branch('MEDIA', { ...mediaFields, mediaUrl: z.string() });
 export const incomingLocationSchema = branch('LOCATION', {
   ...locationFields,
   latitude: z.string(),
@@ -81,7 +83,7 @@ export const incomingButtonSchema = branch('BUTTON', buttonFields);
 export const incomingInteractiveSchema = branch('INTERACTIVE', buttonFields);
 export const incomingContactSchema = branch('CONTACT', { text: z.string() });
 /** `gstId` is the reacted-to message; empty or null `text` means the reaction was removed. */
-export const incomingReactionSchema = branch('REACTION', { ...textFields, gstId: identifier });
+export const incomingReactionSchema = branch('REACTION', { gstId: identifier });
 export const incomingCarouselSchema = branch('CAROUSEL', buttonFields);
 
 /**
@@ -90,7 +92,6 @@ export const incomingCarouselSchema = branch('CAROUSEL', buttonFields);
  */
 export const incomingUnlistedSchema = passthroughObject({
   ...incomingBaseShape,
-  ...textFields,
   ...buttonFields,
   ...locationFields,
   ...mediaFields,

@@ -189,15 +189,11 @@ export function variantsOfferOnlyTheirOwnContentFields(message: IncomingMessage)
       break;
     case 'LOCATION':
       expectTypeOf(message.address).toEqualTypeOf<Nullish<string>>();
-      // @ts-expect-error TEXT, CONTACT, REACTION (and null for MEDIA)
-      void message.text;
       // @ts-expect-error MEDIA only
       void message.caption;
       break;
     case 'MEDIA':
       expectTypeOf(message.fileExtension).toEqualTypeOf<Nullish<string>>();
-      // "null for media-only"
-      expectTypeOf(message.text).toEqualTypeOf<Nullish<string>>();
       // @ts-expect-error LOCATION only
       void message.label;
       break;
@@ -205,8 +201,6 @@ export function variantsOfferOnlyTheirOwnContentFields(message: IncomingMessage)
     case 'INTERACTIVE':
     case 'CAROUSEL':
       expectTypeOf(message.buttonText).toEqualTypeOf<Nullish<string>>();
-      // @ts-expect-error TEXT, CONTACT, REACTION
-      void message.text;
       break;
     case 'REACTION':
       // @ts-expect-error LOCATION only
@@ -221,7 +215,8 @@ export function variantsOfferOnlyTheirOwnContentFields(message: IncomingMessage)
       expectTypeOf(message.latitude).toEqualTypeOf<Nullish<string>>();
       expectTypeOf(message.text).toEqualTypeOf<Nullish<string>>();
   }
-  // Fields every content type carries stay readable without narrowing.
+  // Fields every content type carries stay readable without narrowing, `text` among them.
+  expectTypeOf(message.text).toEqualTypeOf<Nullish<string>>();
   expectTypeOf(message.gstId).toEqualTypeOf<Nullish<string>>();
   expectTypeOf(message.profileName).toEqualTypeOf<Nullish<string>>();
 }
