@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   queue_full: 503,
   shutting_down: 503,
   store_unavailable: 503,
+  claim_held: 503,
 } as const;
 export type WebhookErrorCode = keyof typeof ERROR_STATUS;
 
@@ -189,6 +190,19 @@ export class StoreUnavailableError extends RetryLaterError {
   readonly code = 'store_unavailable';
   constructor(retryAfterSeconds: number, options?: ErrorOptions) {
     super('The dedupe store or queue is unavailable; retry later', retryAfterSeconds, options);
+  }
+}
+
+/**
+ * The same event is being enqueued by another request (another instance sharing the Redis dedupe
+ * store, racing with this one): not a failure. 503 + Retry-After rather than a 200, because the
+ * other request may still fail to enqueue and release its claim; the sender's retry is then
+ * accepted, or answered as a duplicate once the other claim is confirmed.
+ */
+export class ClaimHeldError extends RetryLaterError {
+  readonly code = 'claim_held';
+  constructor(retryAfterSeconds: number) {
+    super('This event is being accepted by another request; retry later', retryAfterSeconds);
   }
 }
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { DeadLetterEntry, DeadLetterQueue } from '../redis/dlq.js';
-import { CliError, type CliIo } from './output.js';
+import { CliError, printableIo, type CliIo } from './output.js';
 
 /** Options of every `dlq` subcommand (as commander hands them over, already parsed). */
 export interface DlqCommandOptions {
@@ -132,8 +132,10 @@ function summary(entry: DeadLetterEntry): Record<string, unknown> {
 /** `dlq list`: one line per dead letter, oldest first. */
 export async function listCommand(
   options: DlqCommandOptions & { readonly limit?: number | undefined },
-  io: CliIo,
+  terminal: CliIo,
 ): Promise<number> {
+  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
+  const io = printableIo(terminal);
   return withDeadLetterQueue(options, async (dlq) => {
     const entries = await dlq.list(options.limit === undefined ? {} : { limit: options.limit });
     if (options.format === 'json') {
@@ -166,7 +168,9 @@ export async function listCommand(
 }
 
 /** `dlq show <id>`: the whole record, payload and stack included. */
-export async function showCommand(id: string, options: DlqCommandOptions, io: CliIo): Promise<void> {
+export async function showCommand(id: string, options: DlqCommandOptions, terminal: CliIo): Promise<void> {
+  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
+  const io = printableIo(terminal);
   await withDeadLetterQueue(options, async (dlq) => {
     const entry = await dlq.get(id);
     if (entry === undefined)
@@ -201,8 +205,10 @@ function selection(
 export async function redriveCommand(
   ids: readonly string[],
   options: DlqCommandOptions & { readonly all?: boolean; readonly dryRun?: boolean },
-  io: CliIo,
+  terminal: CliIo,
 ): Promise<boolean> {
+  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
+  const io = printableIo(terminal);
   const wanted = selection(ids, options.all, 'redrive');
   return withDeadLetterQueue(options, async (dlq) => {
     const report = await dlq.redrive({ ids: wanted, dryRun: options.dryRun === true });
@@ -225,8 +231,10 @@ export async function redriveCommand(
 export async function purgeCommand(
   ids: readonly string[],
   options: DlqCommandOptions & { readonly all?: boolean; readonly yes?: boolean },
-  io: CliIo,
+  terminal: CliIo,
 ): Promise<void> {
+  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
+  const io = printableIo(terminal);
   const wanted = selection(ids, options.all, 'purge');
   await withDeadLetterQueue(options, async (dlq) => {
     if (options.yes !== true) {

@@ -9,7 +9,7 @@ import {
   type Emulator,
   type EmulatorSnapshotInput,
 } from '../emulator/index.js';
-import { CliError, messageOf, type CliIo } from './output.js';
+import { CliError, messageOf, printable, type CliIo } from './output.js';
 
 import { CLI_CONCURRENCY } from './defaults.js';
 
@@ -128,7 +128,9 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
       ...(options.verbose === true
         ? {
             logger: pino({ level: 'info' }, pino.destination(2)),
-            onDeliveryAttempt: (attempt: DeliveryAttempt) => io.err(formatDeliveryAttempt(attempt)),
+            // A failed attempt's error may quote what the receiver answered: never raw to a terminal.
+            onDeliveryAttempt: (attempt: DeliveryAttempt) =>
+              io.err(printable(formatDeliveryAttempt(attempt), { oneLine: true })),
           }
         : {}),
     });

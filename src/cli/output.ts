@@ -46,3 +46,36 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * Characters a terminal may act on rather than print: C0 controls (ESC starts ANSI/OSC sequences:
+ * a title change, a screen clear, a hyperlink; CR overwrites the line), DEL, C1 controls (U+009B is
+ * a one-character CSI, U+009D an OSC), line and paragraph separators, and the bidirectional
+ * overrides and isolates that reorder what is shown (the "trojan source" characters).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex -- the same, with tab and line feed
+const UNPRINTABLE_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const escaped = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * Text a sender or a receiver wrote (a payload, an error message, a target's answer), made safe for
+ * a terminal: every control character is shown as its `\uXXXX` escape, so an escape sequence is
+ * printed as text and never acted on (and JSON stays valid JSON). Tab and line feed are kept
+ * unless `oneLine`. Every CLI command prints such text through this.
+ */
+export function printable(text: string, options: { readonly oneLine?: boolean } = {}): string {
+  return text.replace(options.oneLine === true ? UNPRINTABLE_ONE_LINE : UNPRINTABLE, escaped);
+}
+
+/** The same writers, with every line passed through {@link printable} (status lines excepted: the CLI's own). */
+export function printableIo(io: CliIo): CliIo {
+  return {
+    out: (line) => io.out(printable(line)),
+    err: (line) => io.err(printable(line)),
+    isTty: io.isTty,
+    status: io.status,
+  };
+}

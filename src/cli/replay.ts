@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { readCapture } from '../testing/capture.js';
 import { replay, type ReplayItemReport, type ReplayPacing, type ReplayReport } from '../testing/replay.js';
 import { CLI_CONCURRENCY } from './defaults.js';
-import { CliError, type CliIo } from './output.js';
+import { CliError, printable, printableIo, type CliIo } from './output.js';
 
 /** Options of the `replay` command (as commander hands them over). */
 export interface ReplayCommandOptions {
@@ -69,6 +69,7 @@ function bar(done: number, total: number, ok: number, failed: number): string {
 function itemLine(item: ReplayItemReport, done: number, total: number): string {
   const where = item.line === undefined ? `#${item.index + 1}` : `line ${item.line}`;
   const what = item.path === undefined ? '' : ` ${item.type ?? 'unknown'} ${item.path}`;
+  // A refused record's line says why (its path is not echoed: it is what was refused).
   const outcome = item.ok
     ? `${item.status ?? ''} ${item.latencyMs ?? 0} ms`
     : `FAILED: ${item.error ?? 'unknown error'}`;
@@ -84,8 +85,10 @@ function itemLine(item: ReplayItemReport, done: number, total: number): string {
 export async function replayCommand(
   file: string,
   options: ReplayCommandOptions,
-  io: CliIo,
+  terminal: CliIo,
 ): Promise<ReplayReport> {
+  // Paths, errors and answer bodies come from the capture file and the target: never raw.
+  const io = printableIo(terminal);
   const target = parseUrl(options.to);
   const pacing = parseSpeed(options.speed);
   const timeoutMs = parseTimeout(options.timeout);
@@ -123,9 +126,11 @@ export async function replayCommand(
   for (const item of report.items) {
     const key =
       item.status === undefined
-        ? item.path === undefined
-          ? 'unreadable'
-          : 'no answer'
+        ? item.refused === true
+          ? 'refused'
+          : item.path === undefined
+            ? 'unreadable'
+            : 'no answer'
         : String(item.status);
     statuses.set(key, (statuses.get(key) ?? 0) + 1);
   }
@@ -137,7 +142,13 @@ export async function replayCommand(
   const unanswered = report.items.find((item) => item.path !== undefined && item.status === undefined);
   if (report.stopped && unanswered !== undefined) {
     throw new CliError(
-      `${unanswered.error ?? 'no answer'}; stopped after ${report.items.length} of ${total}`,
+      printable(`${unanswered.error ?? 'no answer'}; stopped after ${report.items.length} of ${total}`),
+    );
+  }
+  const refused = report.items.filter((item) => item.refused === true).length;
+  if (refused > 0) {
+    io.err(
+      `${refused} record${refused === 1 ? '' : 's'} refused and not sent (a path leaving ${target.href}, or a method override): see the lines above`,
     );
   }
   return report;

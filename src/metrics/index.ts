@@ -10,8 +10,9 @@ import type {
   WebhookPipeline,
   WebhookStats,
 } from '../pipeline/index.js';
+import { answerCounter } from '../pipeline/stats.js';
 import type { JobObserver } from '../dispatch/runner.js';
-import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import { WEBHOOK_TYPES } from '../schemas/index.js';
 import { withTimeout } from '../util/timeout.js';
 
 /** Anything that exposes its pipeline: the Express router, the node and fetch handlers, Fastify's `app.webhooks`. */
@@ -70,6 +71,13 @@ export const DEFAULT_CALLBACK_BUCKETS: readonly number[] = [
   0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ];
 
+/**
+ * The values of the `type` label. The rule for zero series: a series whose labels all come from
+ * fixed sets (`type`, `outcome`) is exported from the first scrape, at 0, for each of these six
+ * types, so `increase()` and alerts see the first event; a series labelled by what was answered
+ * (`requests_total`'s `status` and `code`, `rejected_total`'s `reason`) and a histogram's series
+ * appear with their first count, their label values being open-ended.
+ */
 const BUCKETS: readonly StatsBucket[] = [...WEBHOOK_TYPES, 'unknown'];
 
 /** One value per stats bucket, in a prototype-less object (a type read from Redis may be anything). */
@@ -171,8 +179,6 @@ function answerCount(state: AnswerState, code: string, status: number): AnswerCo
   return entry;
 }
 
-/** Answer codes that count as rejected (503): the reason label of `rejected_total`. */
-const REJECTED_STATUS = 503;
 const DEFAULT_QUEUE_READ_TIMEOUT_MS = 2000;
 /** BullMQ states of a job that waits to run (neither running nor finished). */
 const WAITING_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'waiting-children'] as const;
@@ -244,7 +250,7 @@ function callbackSeries(
     collect() {
       const stats = statsNow();
       this.reset();
-      for (const type of WEBHOOK_TYPES) {
+      for (const type of BUCKETS) {
         this.inc({ type, outcome: 'success' }, stats[type].succeeded);
         this.inc({ type, outcome: 'failure' }, stats[type].failed);
       }
@@ -257,7 +263,7 @@ function callbackSeries(
     registers,
     collect() {
       this.reset();
-      for (const type of WEBHOOK_TYPES) this.inc({ type }, retryCounts[type].count);
+      for (const type of BUCKETS) this.inc({ type }, retryCounts[type].count);
     },
   });
   new Counter({
@@ -297,7 +303,9 @@ const isWorker = (source: MetricsSource): source is WorkerMetricsSource => {
 
 /**
  * Registers the metrics of a receiver or of a BullMQ worker, per webhook type (label `type`;
- * `unknown` for requests whose type could not be told).
+ * `unknown` for requests whose type could not be told). Series labelled only by `type` (and
+ * `outcome`) exist from the first scrape at 0 for all six `type` values; `requests_total`,
+ * `rejected_total` and the histograms have a series once it counted something.
  *
  * A receiver (the Express router, the node and fetch handlers, Fastify's `app.webhooks`):
  *
@@ -306,7 +314,7 @@ const isWorker = (source: MetricsSource): source is WorkerMetricsSource => {
  * | `requests_total` | counter | `type`, `status`, `code` (`ok`, `duplicate` or the error code) |
  * | `ack_duration_seconds` | histogram | `type`: head checks passed → answer |
  * | `duplicates_total`, `invalid_total`, `unlisted_enum_values_total` | counter | `type` |
- * | `rejected_total` | counter | `type`, `reason` (`queue_full`, `shutting_down`, `store_unavailable`) |
+ * | `rejected_total` | counter | `type`, `reason`: the error code of every answer counted as `rejected` by `stats()` (an error status other than 400: `unauthorized`, `not_found`, `method_not_allowed`, `payload_too_large`, `unsupported_media_type`, …, and the 503s `queue_full`, `shutting_down`, `store_unavailable`, `claim_held`) |
  * | `queue_depth`, `callbacks_running` | gauge | `type`, read from `stats()` at scrape time |
  * | `callback_duration_seconds` | histogram | `type`, per attempt |
  * | `callbacks_total` | counter | `type`, `outcome` (`success`, `failure`), per attempt |
@@ -372,16 +380,17 @@ function collectReceiver(pipeline: WebhookPipeline, options: CollectMetricsOptio
       }
     },
   });
+  // The same split as stats(): `rejected` is every error answer but a 400 (answerCounter).
   new Counter({
     name: named('rejected_total'),
-    help: 'Webhook requests answered 503, by reason',
+    help: 'Webhook requests refused with an error status other than 400, by reason (the error code)',
     labelNames: ['type', 'reason'] as const,
     registers,
     collect() {
       this.reset();
       for (const type of BUCKETS) {
         for (const { code, status, count } of answers[type].codes) {
-          if (status === REJECTED_STATUS) this.inc({ type, reason: code }, count);
+          if (answerCounter(status) === 'rejected') this.inc({ type, reason: code }, count);
         }
       }
     },
@@ -405,7 +414,7 @@ function collectReceiver(pipeline: WebhookPipeline, options: CollectMetricsOptio
   fromStats('invalid_total', 'Webhook requests refused 400', 'invalid');
   fromStats('unlisted_enum_values_total', 'Undocumented enum values accepted', 'unlistedEnumValues');
 
-  const gauge = (suffix: string, help: string, read: (stats: WebhookStats, type: WebhookType) => number) =>
+  const gauge = (suffix: string, help: string, read: (stats: WebhookStats, type: StatsBucket) => number) =>
     new Gauge({
       name: named(suffix),
       help,
@@ -413,7 +422,7 @@ function collectReceiver(pipeline: WebhookPipeline, options: CollectMetricsOptio
       registers,
       collect() {
         const stats = statsNow();
-        for (const type of WEBHOOK_TYPES) this.set({ type }, read(stats, type));
+        for (const type of BUCKETS) this.set({ type }, read(stats, type));
       },
     });
   gauge(

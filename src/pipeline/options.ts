@@ -46,9 +46,12 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * Shared secret(s). The platform does not sign webhooks, so put a token in the URL you
    * configure: as a path segment (`/webhooks/<token>/chatbot`), a query parameter (`?token=`) or
    * the `tokenHeader` header. Several tokens are accepted at once, for rotation. Compared in
-   * constant time. @default undefined (no authentication)
+   * constant time. `false` accepts requests without a token on purpose (e.g. behind a gateway
+   * that authenticates). Left undefined (an unset `process.env.WEBHOOK_TOKEN`, say), the endpoint
+   * is open as well, but the pipeline logs a warning at construction saying so.
+   * @default undefined (no authentication, with a start-up warning)
    */
-  readonly token?: string | readonly string[] | undefined;
+  readonly token?: string | readonly string[] | false | undefined;
   /** Header carrying the token. @default 'x-webhook-token' */
   readonly tokenHeader?: string | undefined;
   /** Query parameter carrying the token. @default 'token' */
@@ -150,7 +153,7 @@ const positiveInteger = (name: string, value: number | undefined): void => {
 
 /** The accepted tokens as a list (none, one, or several during a rotation). */
 export function tokensOf(options: Pick<WebhookPipelineOptions, 'token'>): readonly string[] {
-  return options.token === undefined
+  return options.token === undefined || options.token === false
     ? []
     : typeof options.token === 'string'
       ? [options.token]
@@ -282,7 +285,9 @@ export function validatePipelineOptions(
   }
   const tokens = tokensOf(options);
   if (!Array.isArray(tokens) || tokens.some((token) => typeof token !== 'string' || token === '')) {
-    throw new TypeError('token: expected a non-empty string or an array of non-empty strings');
+    throw new TypeError(
+      'token: expected a non-empty string, an array of non-empty strings, or false (no authentication)',
+    );
   }
   for (const name of [...WEBHOOK_HANDLER_KEYS, 'onUnfinished'] as const) {
     const callback = options[name];

@@ -35,6 +35,7 @@ import {
   QueueFullError,
   ShuttingDownError,
   StoreUnavailableError,
+  ClaimHeldError,
   jsonAnswer,
   toErrorResponse,
   UnauthorizedError,
@@ -62,7 +63,7 @@ import {
   type WebhookPipelineOptions,
 } from './options.js';
 import { parseRoute } from './route.js';
-import { createStatsRecorder, type StatsBucket, type WebhookStats } from './stats.js';
+import { answerCounter, createStatsRecorder, type StatsBucket, type WebhookStats } from './stats.js';
 
 /** What an adapter knows about a request before reading its body. */
 export interface RequestHead {
@@ -173,6 +174,13 @@ export interface WebhookPipeline {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const ACK = JSON.stringify({ received: true });
+/**
+ * The code a dedupe store's claim rejects with while another request holds the event's claim
+ * (the Redis store's `DedupeClaimPendingError`): answered 503 `claim_held`, not a store failure.
+ */
+export const CLAIM_PENDING_CODE = 'dedupe_claim_pending';
+const isClaimHeld = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === CLAIM_PENDING_CODE;
 const ACK_DUPLICATE = JSON.stringify({ received: true, duplicate: true });
 
 /**
@@ -197,6 +205,17 @@ export function createWebhookPipeline(
   const enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
   const retryAfter = options.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   const tokens = tokensOf(options);
+  // An unset variable (`token: process.env.WEBHOOK_TOKEN`) must not open the endpoint silently;
+  // `token: false` says it is open on purpose.
+  if (options.token === undefined) {
+    try {
+      logger.warn(
+        'no webhook token: anyone who finds the URL can post events; set `token` (or `token: false` to accept requests without one on purpose)',
+      );
+    } catch {
+      // A logger that throws (its transport down) must not stop the receiver from starting.
+    }
+  }
   const checkToken: TokenCheck | undefined = tokens.length > 0 ? createTokenCheck(tokens) : undefined;
   const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
@@ -291,7 +310,7 @@ export function createWebhookPipeline(
     accepted?: AcceptedHead,
     span: unknown = accepted?.span,
   ): WebhookError {
-    stats.inc(bucket, error.status === 400 ? 'invalid' : 'rejected');
+    stats.inc(bucket, answerCounter(error.status));
     if (probe.observer !== undefined || span !== undefined)
       answered(bucket, error.status, error.code, accepted?.startedAt, span);
     logger.debug({ type: bucket, code: error.code }, 'webhook refused');
@@ -390,6 +409,19 @@ export function createWebhookPipeline(
       }).catch((error: unknown) => failed(what, error, arg));
     } catch (error) {
       return failed(what, error, arg);
+    }
+  }
+
+  /** A claim of the dedupe store: `held` when another request holds the event's claim (not a failure). */
+  function claimOf(key: string): boolean | 'held' | 'failed' | Promise<boolean | 'held' | 'failed'> {
+    try {
+      const result = claim(key);
+      if (!(result instanceof Promise)) return result;
+      return withTimeout(result, enqueueTimeoutMs, () => {
+        throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
+      }).catch((error: unknown) => (isClaimHeld(error) ? 'held' : failed('dedupe store', error, key)));
+    } catch (error) {
+      return isClaimHeld(error) ? 'held' : failed('dedupe store', error, key);
     }
   }
 
@@ -503,16 +535,19 @@ export function createWebhookPipeline(
     };
     const dedupeKey = job.dedupeKey;
     if (dedupeKey === undefined) return dispatch(job, false, accepted);
-    const claimed = guarded('dedupe store', claim, dedupeKey);
+    const claimed = claimOf(dedupeKey);
     return claimed instanceof Promise
       ? claimed.then((outcome) => afterClaim(job, outcome, accepted))
       : afterClaim(job, claimed, accepted);
   }
 
-  /** Answers a duplicate, refuses when the store failed (unless failing open), else enqueues. */
+  /**
+   * Answers a duplicate, asks the sender to retry while another request holds the claim, refuses
+   * when the store failed (unless failing open), else enqueues.
+   */
   function afterClaim(
     job: WebhookJob,
-    outcome: boolean | 'failed',
+    outcome: boolean | 'held' | 'failed',
     accepted: AcceptedHead,
   ): HttpAnswer | Promise<HttpAnswer> {
     const { type } = job;
@@ -531,6 +566,20 @@ export function createWebhookPipeline(
         );
       }
       return DUPLICATE_ANSWER;
+    }
+    if (outcome === 'held') {
+      // Two deliveries of one event at two instances at once (a sender's retry racing its first
+      // attempt): the store is healthy, so a warning, not an error; the key only as a logRef.
+      stats.inc(type, 'rejected');
+      const error = new ClaimHeldError(retryAfter);
+      answered(type, error.status, error.code, accepted.startedAt, accepted.span);
+      logger.warn(
+        redactLogs
+          ? { requestId: job.requestId, type, eventRef: logRef(job.dedupeKey ?? '') }
+          : { requestId: job.requestId, type, dedupeKey: job.dedupeKey },
+        'event claimed by another request: answered 503 claim_held, the sender retries',
+      );
+      return toErrorResponse(error);
     }
     if (outcome === 'failed' && !failOpen) {
       stats.inc(type, 'rejected');

@@ -14,6 +14,18 @@ export const STAT_COUNTERS = [
 ] as const;
 export type StatCounter = (typeof STAT_COUNTERS)[number];
 
+/**
+ * The counter an answer adds to, besides `received`: `acked` for a 2xx (duplicates included),
+ * `invalid` for a 400 (the payload or body was wrong), `rejected` for any other error status (the
+ * request was refused whatever its payload: 401, 404, 405, 408, 413, 415, 431, and the 503s of
+ * a full queue, a shutdown, a failed store or a claim held elsewhere). Every answered request is
+ * in exactly one, so `received = acked + invalid + rejected`; the metrics' `invalid_total` and
+ * `rejected_total` use the same split.
+ */
+export function answerCounter(status: number): 'acked' | 'invalid' | 'rejected' {
+  return status < 400 ? 'acked' : status === 400 ? 'invalid' : 'rejected';
+}
+
 /** Counts for one webhook type. `queued` and `running` are current gauges; the rest are totals. */
 export type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
 

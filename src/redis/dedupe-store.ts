@@ -56,7 +56,11 @@ export interface RedisDedupeStore extends DedupeStore {
   health(): ComponentHealth;
 }
 
-/** A redelivery arrived while another claim of the same event awaits its enqueue. */
+/**
+ * A redelivery arrived while another claim of the same event awaits its enqueue. The pipeline
+ * recognises its `code` and answers 503 `claim_held` (logged at warn level): a race between two
+ * deliveries of one event, not a store failure.
+ */
 export class DedupeClaimPendingError extends Error {
   readonly code = 'dedupe_claim_pending';
   constructor(readonly key: string) {

@@ -21,7 +21,7 @@ export interface RedisDedupeStoreOptions extends LoggerOptions {
   /** How long an accepted event's key is remembered; cover the sender's retry window. @default 3 days */
   readonly ttlMs?: number | undefined;
   /**
-   * How long a fresh claim blocks redeliveries (they get 503 and the sender retries) unless
+   * How long a fresh claim blocks redeliveries (they get 503 `claim_held` and the sender retries) unless
    * renewed. The claiming store renews it every `leaseMs / 3` until the event is confirmed
    * enqueued or released, so it need not cover the pipeline's `enqueueTimeoutMs`; when the
    * claiming instance dies, its lease runs out within `leaseMs` and the next redelivery is

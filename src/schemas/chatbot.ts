@@ -129,11 +129,26 @@ export const chatbotEventV1Schema = chatbotEventV1.schema;
 /** Schema of the v2 chatbot payload: v1 plus team, quote and BSUID fields. */
 export const chatbotEventV2Schema = chatbotEventV2.schema;
 
-export type ChatbotEventV1 = z.infer<typeof chatbotEventV1Schema>;
-export type ChatbotEventV2 = z.infer<typeof chatbotEventV2Schema>;
+/* eslint-disable @typescript-eslint/no-empty-object-type -- an interface over each inferred type names it in hovers and errors (it cannot drift: it is the schema's type) */
+/** A v1 chatbot event from the customer (`direction: 'INCOMING'`). */
+export interface ChatbotIncomingEventV1 extends z.infer<typeof chatbotV1IncomingSchema> {}
+/** A v1 chatbot event from the bot or an agent (`direction: 'OUTGOING'`). */
+export interface ChatbotOutgoingEventV1 extends z.infer<typeof chatbotV1OutgoingSchema> {}
+/** A v1 chatbot event whose direction the documentation does not list. */
+export interface UnlistedChatbotEventV1 extends z.infer<typeof chatbotV1UnlistedSchema> {}
+/** A v2 chatbot event from the customer: `senderUserId` (BSUID) is set. */
+export interface ChatbotIncomingEventV2 extends z.infer<typeof chatbotV2IncomingSchema> {}
+/** A v2 chatbot event from the bot or an agent: `recipientUserId` (BSUID) is set. */
+export interface ChatbotOutgoingEventV2 extends z.infer<typeof chatbotV2OutgoingSchema> {}
+/** A v2 chatbot event whose direction the documentation does not list. */
+export interface UnlistedChatbotEventV2 extends z.infer<typeof chatbotV2UnlistedSchema> {}
+/* eslint-enable @typescript-eslint/no-empty-object-type */
+/** A v1 chatbot event (chatbotPayloadVersion v1, omitted or null): narrow on `direction`. */
+export type ChatbotEventV1 = ChatbotIncomingEventV1 | ChatbotOutgoingEventV1 | UnlistedChatbotEventV1;
+/** A v2 chatbot event: narrow on `direction`. */
+export type ChatbotEventV2 = ChatbotIncomingEventV2 | ChatbotOutgoingEventV2 | UnlistedChatbotEventV2;
 /** A chatbot event whose direction the documentation does not list, of either payload version. */
-export type UnlistedChatbotEvent =
-  z.infer<typeof chatbotV1UnlistedSchema> | z.infer<typeof chatbotV2UnlistedSchema>;
+export type UnlistedChatbotEvent = UnlistedChatbotEventV1 | UnlistedChatbotEventV2;
 /** A chatbot event of either payload version; `ctx.payloadVersion` or {@link isChatbotV2} tells which. */
 export type ChatbotEvent = ChatbotEventV1 | ChatbotEventV2;
 

@@ -88,12 +88,27 @@ export const partnerEventSchema = partnerEvent.schema;
  * A partner event: one branch per documented eventType, plus {@link UnlistedPartnerEvent}. A
  * branch's fields exist only on it: narrow on `eventType` before reading `waId` or `templateName`.
  */
-export type PartnerEvent = z.infer<typeof partnerEventSchema>;
-export type PhoneQualityChangedEvent = z.infer<typeof phoneQualityChangedSchema>;
-export type TemplateStatusChangedEvent = z.infer<typeof templateStatusChangedSchema>;
-export type TemplateQualityChangedEvent = z.infer<typeof templateQualityChangedSchema>;
-export type TemplateComponentsChangedEvent = z.infer<typeof templateComponentsChangedSchema>;
-export type UserPreferenceEvent = z.infer<typeof userPreferenceSchema>;
-export type UserChangedNumberEvent = z.infer<typeof userChangedNumberSchema>;
+export type PartnerEvent =
+  | PhoneQualityChangedEvent
+  | TemplateStatusChangedEvent
+  | TemplateQualityChangedEvent
+  | TemplateComponentsChangedEvent
+  | UserPreferenceEvent
+  | UserChangedNumberEvent
+  | UnlistedPartnerEvent;
+/* eslint-disable @typescript-eslint/no-empty-object-type -- an interface over each inferred type names it in hovers and errors (it cannot drift: it is the schema's type) */
+/** PHONE_QUALITY_CHANGED. */
+export interface PhoneQualityChangedEvent extends z.infer<typeof phoneQualityChangedSchema> {}
+/** TEMPLATE_STATUS_CHANGED. */
+export interface TemplateStatusChangedEvent extends z.infer<typeof templateStatusChangedSchema> {}
+/** TEMPLATE_QUALITY_CHANGED. */
+export interface TemplateQualityChangedEvent extends z.infer<typeof templateQualityChangedSchema> {}
+/** TEMPLATE_COMPONENTS_CHANGED. */
+export interface TemplateComponentsChangedEvent extends z.infer<typeof templateComponentsChangedSchema> {}
+/** USER_PREFERENCE: `waId` and `preferenceValue` (`stop`, `resume`). */
+export interface UserPreferenceEvent extends z.infer<typeof userPreferenceSchema> {}
+/** USER_CHANGED_NUMBER: `oldNumber`, `newNumber`. */
+export interface UserChangedNumberEvent extends z.infer<typeof userChangedNumberSchema> {}
 /** A partner event whose eventType the documentation does not list (the `default` of a switch). */
-export type UnlistedPartnerEvent = z.infer<typeof partnerUnlistedSchema>;
+export interface UnlistedPartnerEvent extends z.infer<typeof partnerUnlistedSchema> {}
+/* eslint-enable @typescript-eslint/no-empty-object-type */

@@ -38,7 +38,9 @@ export const sessionStatusSchema = passthroughObject({
   /** Unix time in milliseconds. */
   timestamp: optionalMillis,
 });
-export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+/** A Lite number's session state changed (`statusType`, `status`). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface names the inferred type in hovers and errors
+export interface SessionStatus extends z.infer<typeof sessionStatusSchema> {}
 
 /**
  * The statusType each documented status string belongs to, from the session status table

@@ -63,14 +63,34 @@ export const statusUpdate = openDiscriminatedUnion(
 );
 /** Schema of the status update payload (statusUpdateURL). */
 export const statusUpdateSchema = statusUpdate.schema;
+/* eslint-disable @typescript-eslint/no-empty-object-type -- an interface over each inferred type names it in hovers and errors (it cannot drift: it is the schema's type) */
+/** An ACCEPTED receipt. */
+export interface AcceptedStatusUpdate extends z.infer<typeof statusAcceptedSchema> {}
+/** A SENT receipt. */
+export interface SentStatusUpdate extends z.infer<typeof statusSentSchema> {}
+/** A DELIVERED receipt. */
+export interface DeliveredStatusUpdate extends z.infer<typeof statusDeliveredSchema> {}
+/** A READ receipt. */
+export interface ReadStatusUpdate extends z.infer<typeof statusReadSchema> {}
+/** A PLAYED receipt. */
+export interface PlayedStatusUpdate extends z.infer<typeof statusPlayedSchema> {}
+/** A FAILED receipt: `errorCode` and `errorCodeString` are strings. */
+export interface FailedStatusUpdate extends z.infer<typeof statusFailedSchema> {}
+/** A status receipt whose status the documentation does not list (the `default` of a switch). */
+export interface UnlistedStatusUpdate extends z.infer<typeof statusUnlistedSchema> {}
+/* eslint-enable @typescript-eslint/no-empty-object-type */
 /**
  * A status receipt: one branch per documented status, plus {@link UnlistedStatusUpdate}.
  * Under `case 'FAILED'`, `errorCode` and `errorCodeString` are strings.
  */
-export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
-export type FailedStatusUpdate = z.infer<typeof statusFailedSchema>;
-/** A status receipt whose status the documentation does not list (the `default` of a switch). */
-export type UnlistedStatusUpdate = z.infer<typeof statusUnlistedSchema>;
+export type StatusUpdate =
+  | AcceptedStatusUpdate
+  | SentStatusUpdate
+  | DeliveredStatusUpdate
+  | ReadStatusUpdate
+  | PlayedStatusUpdate
+  | FailedStatusUpdate
+  | UnlistedStatusUpdate;
 
 /** One row of the outbound delivery status transition table (section States and transitions). */
 export interface DeliveryTransition {

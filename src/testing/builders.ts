@@ -105,7 +105,7 @@ export function buildIncoming<T extends MessageContentType = 'TEXT'>(
   const type: unknown = overrides.messageContentType ?? 'TEXT';
   const template = isOneOf(MESSAGE_CONTENT_TYPES, type) ? fixtures.incoming[type] : fixtures.incoming.TEXT;
   const fresh = { gstId: randomUUID(), requestId: randomUUID(), sentTime: nowIso() };
-  return merge(template, fresh, overrides) as IncomingMessageOf<T>;
+  return merge(template, fresh, overrides) as unknown as IncomingMessageOf<T>;
 }
 
 const STATUS_TIME_FIELDS = ['sendTime', 'deliveryTime', 'readTime', 'playedTime'] as const;
@@ -164,7 +164,7 @@ export function buildPartnerEvent<T extends PartnerEventType = 'USER_PREFERENCE'
 ): PartnerEventOf<T> {
   const type: unknown = overrides.eventType ?? 'USER_PREFERENCE';
   const template = isOneOf(PARTNER_EVENT_TYPES, type) ? fixtures.event[type] : fixtures.event.USER_PREFERENCE;
-  return merge(template, { timestamp: Date.now() }, overrides) as PartnerEventOf<T>;
+  return merge(template, { timestamp: Date.now() }, overrides) as unknown as PartnerEventOf<T>;
 }
 
 /**

@@ -50,6 +50,11 @@ export interface ReplayItemReport {
   readonly latencyMs?: number | undefined;
   /** The answer's body (utf8), for diagnostics. */
   readonly responseBody?: string | undefined;
+  /**
+   * True when the record was refused and not sent: its path would leave the target's base (a `..`
+   * segment, an absolute URL) or override the method (`_method`); `error` says which.
+   */
+  readonly refused?: boolean | undefined;
 }
 
 /** Result of {@link replay}. */
@@ -88,10 +93,13 @@ export interface ReplayOptions {
   /** Extra headers on every request. @default {} */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
-   * Send each capture's own headers again (content-type, x-request-id, ...; hop-by-hop headers
-   * excepted). @default true
+   * Which of each capture's own headers are sent again: `true` forwards those of
+   * {@link DEFAULT_REPLAY_HEADERS} (content-type and what the platform's deliveries carry), a
+   * list forwards those named (and no others), `false` none. A capture file is data, not
+   * instructions: its `authorization`, `cookie`, `x-forwarded-for` or `x-http-method-override`
+   * are never sent unless listed here. `headers` and `token` are added either way. @default true
    */
-  readonly forwardHeaders?: boolean | undefined;
+  readonly forwardHeaders?: boolean | readonly string[] | undefined;
   /** Per-request timeout, milliseconds. @default 10_000 */
   readonly timeoutMs?: number | undefined;
   /**
@@ -146,11 +154,20 @@ interface PreparedItem {
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly receivedAt: number | undefined;
+  /** Why the record is not sent (see {@link refusedReplayPath}). */
+  readonly refused?: string | undefined;
 }
 
 type SourceEntry = PreparedItem | { readonly index: number; readonly line: number; readonly error: string };
 
-/** Headers never forwarded: they describe the original connection, not the payload. */
+/**
+ * The captured headers {@link replay} sends again by default: the body's type, and what the
+ * platform's deliveries carry (the interface documents no signature or other header of its own;
+ * `x-request-id` is what the receiver logs as the request's id).
+ */
+export const DEFAULT_REPLAY_HEADERS: readonly string[] = ['content-type', 'user-agent', 'x-request-id'];
+
+/** Headers never forwarded, even when listed: they describe the original connection, not the payload. */
 const HOP_BY_HOP = new Set([
   'host',
   'connection',
@@ -164,6 +181,46 @@ const HOP_BY_HOP = new Set([
   'proxy-connection',
   'accept-encoding',
 ]);
+
+/** Query parameters frameworks read as the request's method (Rails, Laravel, method-override). */
+const METHOD_OVERRIDE_PARAMS = new Set([
+  '_method',
+  'method',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+]);
+
+/**
+ * Why a record's path cannot be sent, or undefined. A capture file is data: its path must name an
+ * endpoint below the target's base, so it may not leave it (a `.`/`..` segment, raw or
+ * percent-encoded; an absolute or protocol-relative URL; a backslash), nor turn the POST into
+ * another method through a query parameter.
+ */
+export function refusedReplayPath(path: string): string | undefined {
+  if (/^[a-z][a-z\d+.-]*:/i.test(path) || path.startsWith('//') || path.startsWith('\\'))
+    return 'an absolute URL, not a path below the target';
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  if (/[\u0000-\u001f\u007f\\]/.test(path)) return 'a control character or a backslash in the path';
+  const queryStart = path.indexOf('?');
+  const pathname = queryStart === -1 ? path : path.slice(0, queryStart);
+  for (const segment of pathname.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return 'malformed percent-encoding in the path';
+    }
+    if (decoded === '.' || decoded === '..') return 'a dot segment that would leave the target';
+    if (/[/\\]/.test(decoded)) return 'an encoded slash in the path';
+  }
+  if (queryStart !== -1) {
+    for (const name of new URLSearchParams(path.slice(queryStart + 1)).keys()) {
+      if (METHOD_OVERRIDE_PARAMS.has(name.toLowerCase())) return `a method override (${name})`;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Sends captured (or hand-made) payloads to a receiver, one at a time in source order (or
@@ -197,6 +254,16 @@ export async function replay(
   const timeoutMs = options.timeoutMs ?? 10_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new TypeError(`timeoutMs: expected a positive number, got ${String(options.timeoutMs)}`);
+  }
+  const forward = options.forwardHeaders;
+  if (
+    forward !== undefined &&
+    typeof forward !== 'boolean' &&
+    !(Array.isArray(forward) && forward.every((name) => typeof name === 'string'))
+  ) {
+    throw new TypeError(
+      `forwardHeaders: expected a boolean or a list of header names, got ${typeof forward}`,
+    );
   }
   const stopOn = options.stopOn ?? 'none';
   const concurrency = options.concurrency ?? 1;
@@ -240,6 +307,18 @@ export async function replay(
           status: undefined,
           ok: false,
           error: entry.error,
+        });
+        continue;
+      }
+      if (entry.refused !== undefined) {
+        record({
+          index: entry.index,
+          line: entry.line,
+          type: entry.type,
+          status: undefined,
+          ok: false,
+          refused: true,
+          error: `refused, not sent: ${entry.refused}`,
         });
         continue;
       }
@@ -349,9 +428,11 @@ function isCaptureRecord(item: unknown): item is CaptureRecord {
 
 function fromRecord(record: CaptureRecord, index: number): PreparedItem {
   const time = Date.parse(record.receivedAt);
+  const refused = refusedReplayPath(record.path);
   return {
     index,
     type: record.type,
+    ...(refused === undefined ? {} : { refused }),
     path: record.path.startsWith('/') ? record.path : `/${record.path}`,
     body: record.body,
     headers: record.headers,
@@ -406,10 +487,15 @@ function send(
 ): Promise<ReplayItemReport> {
   const url = joinUrl(base, basePath, item.path);
   const headers: Record<string, string> = {};
-  if (options.forwardHeaders !== false) {
-    for (const [name, value] of Object.entries(item.headers)) {
-      if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
-    }
+  const forward = options.forwardHeaders ?? true;
+  const allowed = new Set(
+    (forward === true ? DEFAULT_REPLAY_HEADERS : forward === false ? [] : forward).map((name) =>
+      name.toLowerCase(),
+    ),
+  );
+  for (const [name, value] of Object.entries(item.headers)) {
+    const lower = name.toLowerCase();
+    if (allowed.has(lower) && !HOP_BY_HOP.has(lower)) headers[lower] = value;
   }
   headers['content-type'] ??= 'application/json';
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;

@@ -144,3 +144,76 @@ describeRedis('messaging-webhooks dlq (child process)', () => {
     expect(run.stderr).not.toMatch(STACK_LINE);
   });
 });
+
+describeRedis('messaging-webhooks dlq prints sender text without control characters', () => {
+  const queueName = uniqueName('dlqesc');
+  const topology = ['--redis', REDIS_URL, '--queue-name', queueName, '--partitions', '1'];
+  // A customer's text quoted by a handler's error: a title change (OSC), a screen clear (CSI),
+  // an 8-bit CSI (C1) and a carriage return that would overwrite the line.
+  const HOSTILE = 'hi\u001b]0;pwned\u0007\u001b[2J\u009b31m\rX';
+  let redis: Redis;
+  let dispatcher: BullMQDispatcher;
+  let worker: WebhookWorker;
+  let dlq: DeadLetterQueue;
+
+  beforeAll(async () => {
+    if (unreachable) throw new Error(unreachable);
+    assertBuilt();
+    redis = new Redis(connection);
+    dispatcher = createBullMQDispatcher({ connection, queueName, partitions: 1 });
+    dlq = createDeadLetterQueue({ connection, queueName, partitions: 1 });
+    worker = createWorker({
+      connection,
+      queueName,
+      partitions: 1,
+      retry: { attempts: 1 },
+      handlers: {
+        onChatbot: () => {
+          throw new Error(`cannot answer ${HOSTILE}`);
+        },
+      },
+    });
+    await Promise.all([dispatcher.ready(), worker.ready()]);
+    await dispatcher.enqueue({
+      type: 'chatbot',
+      payload: { ...chatbotEvent('esc'), messageText: HOSTILE },
+      requestId: 'req-esc',
+      receivedAt: Date.now(),
+      orderingKey: 'chatbot:esc',
+      dedupeKey: 'chatbot:esc',
+      payloadVersion: 'v1',
+    });
+    if (!(await waitFor(async () => (await dlq.count()) === 1, 10_000))) throw new Error('no dead letter');
+    await worker.close(2000);
+  });
+
+  afterAll(async () => {
+    await worker?.close(2000);
+    await dispatcher?.close();
+    await dlq?.close();
+    if (redis) {
+      await cleanUp(redis, queueName, 'none');
+      await redis.quit();
+    }
+  });
+
+  // eslint-disable-next-line no-control-regex -- what must not reach the terminal
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  it.each([['table'], ['json']])('dlq list and dlq show (%s) escape them', async (format) => {
+    const list = await runCli(['dlq', 'list', ...topology, '--format', format]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toMatch(CONTROL);
+    expect(list.stdout).toContain('cannot answer hi\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m');
+    const id = (await dlq.list())[0]!.id;
+    const show = await runCli(['dlq', 'show', id, ...topology, '--format', format]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).not.toMatch(CONTROL);
+    expect(show.stdout).toContain('\\u009b31m');
+    // JSON stays JSON, and reads back as the original text.
+    if (format === 'json') {
+      const shown = JSON.parse(show.stdout) as { job: { payload: { messageText: string } } };
+      expect(shown.job.payload.messageText).toBe(HOSTILE);
+    }
+  });
+});

@@ -92,3 +92,57 @@ describe('--speed', () => {
     expect(() => parseSpeed(value)).toThrow('--speed: expected none, original or a positive number');
   });
 });
+
+describe('replay command with a hostile capture file and target', () => {
+  // eslint-disable-next-line no-control-regex -- what must not reach the terminal
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+  let hostile: Server;
+  let hostileUrl: string;
+  const paths: string[] = [];
+  beforeAll(async () => {
+    // Answers 500 with a body that would retitle the terminal and clear the screen.
+    hostile = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('oops\u001b]0;owned\u0007\u001b[2J\u009b31m');
+      });
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/webhooks`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => {
+      hostile.close(() => resolve());
+      hostile.closeAllConnections();
+    });
+  });
+
+  it.each([[false], [true]])(
+    'refuses a path leaving --to, prints the answer escaped (terminal: %s)',
+    async (isTty) => {
+      paths.length = 0;
+      const file = join(dir, `hostile-${String(isTty)}.jsonl`);
+      const record = (path: string) =>
+        JSON.stringify({
+          receivedAt: '2026-01-01T00:00:00.000Z',
+          type: 'status',
+          path,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(buildStatus()),
+        });
+      writeFileSync(file, `${record('/../../admin/users/1?_method=DELETE')}\n${record('/status')}\n`);
+      const io = fakeIo(isTty);
+      const report = await replayCommand(file, { to: hostileUrl, token: 'tok' }, io);
+      expect(paths).toEqual(['/webhooks/status']);
+      expect(report.items.map((item) => item.refused === true)).toEqual([true, false]);
+      const text = [...io.lines, ...io.statuses.filter((line) => !line.startsWith('['))].join('\n');
+      expect(io.lines.join('\n')).not.toMatch(CONTROL);
+      expect(text).toContain('oops\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m');
+      expect(io.lines.join('\n')).toMatch(/refused, not sent: a dot segment/);
+      expect(io.lines.at(-1)).toMatch(/^ERR 1 record refused and not sent/);
+      expect(io.lines.join('\n')).toMatch(/refused: 1/);
+    },
+  );
+});

@@ -9,8 +9,14 @@ import {
   type ChatbotEvent,
   type ChatbotEventV1,
   type ChatbotEventV2,
+  type ChatbotIncomingEventV2,
+  type FailedStatusUpdate,
   type IncomingMessage,
+  type IncomingTextMessage,
   type OpenEnum,
+  type ReadStatusUpdate,
+  type SessionStatus,
+  type UserPreferenceEvent,
   type PartnerEvent,
   type StatusUpdate,
   type UnlistedChatbotEvent,
@@ -167,4 +173,98 @@ export function unlistedValuesAreNotLiterals(message: IncomingMessage): void {
   if (String(message.messageContentType) === 'STICKER') {
     expectTypeOf(message.messageContentType).toEqualTypeOf<IncomingMessage['messageContentType']>();
   }
+}
+
+/** Issue 25: a variant offers only its own content fields. */
+export function variantsOfferOnlyTheirOwnContentFields(message: IncomingMessage): void {
+  switch (message.messageContentType) {
+    case 'TEXT':
+      expectTypeOf(message).toEqualTypeOf<IncomingTextMessage>();
+      // @ts-expect-error LOCATION only
+      void message.latitude;
+      // @ts-expect-error MEDIA only
+      void message.mediaUrl;
+      // @ts-expect-error BUTTON, INTERACTIVE and CAROUSEL only
+      void message.buttonPayload;
+      break;
+    case 'LOCATION':
+      expectTypeOf(message.address).toEqualTypeOf<Nullish<string>>();
+      // @ts-expect-error MEDIA only
+      void message.caption;
+      break;
+    case 'MEDIA':
+      expectTypeOf(message.fileExtension).toEqualTypeOf<Nullish<string>>();
+      // @ts-expect-error LOCATION only
+      void message.label;
+      break;
+    case 'BUTTON':
+    case 'INTERACTIVE':
+    case 'CAROUSEL':
+      expectTypeOf(message.buttonText).toEqualTypeOf<Nullish<string>>();
+      break;
+    case 'REACTION':
+      // @ts-expect-error LOCATION only
+      void message.longitude;
+      break;
+    case 'CONTACT':
+      // @ts-expect-error MEDIA only
+      void message.mediaUrl;
+      break;
+    default:
+      // A content type the documentation does not list: every content field, all optional.
+      expectTypeOf(message.latitude).toEqualTypeOf<Nullish<string>>();
+      expectTypeOf(message.text).toEqualTypeOf<Nullish<string>>();
+  }
+  // Fields every content type carries stay readable without narrowing, `text` among them.
+  expectTypeOf(message.text).toEqualTypeOf<Nullish<string>>();
+  expectTypeOf(message.gstId).toEqualTypeOf<Nullish<string>>();
+  expectTypeOf(message.profileName).toEqualTypeOf<Nullish<string>>();
+}
+
+/**
+ * The exhaustive switch of the README: it compiles while payloads carry unlisted values (they
+ * reach `default` as the Unlisted variant) and stops compiling when a documented case is missing.
+ */
+export function exhaustive(message: IncomingMessage): string {
+  switch (message.messageContentType) {
+    case 'TEXT':
+    case 'CONTACT':
+      return message.text;
+    case 'MEDIA':
+      return message.mediaUrl;
+    case 'LOCATION':
+      return `${message.latitude},${message.longitude}`;
+    case 'BUTTON':
+    case 'INTERACTIVE':
+    case 'CAROUSEL':
+      return message.buttonPayload ?? '';
+    case 'REACTION':
+      return message.gstId;
+    default:
+      message satisfies UnlistedIncomingMessage;
+      return `unlisted ${String(message.messageContentType)}`;
+  }
+}
+
+export function notExhaustive(message: IncomingMessage): string {
+  switch (message.messageContentType) {
+    case 'TEXT':
+      return message.text;
+    default:
+      // @ts-expect-error MEDIA, LOCATION, ... are not handled: the default is not only the unlisted variant
+      message satisfies UnlistedIncomingMessage;
+      return '';
+  }
+}
+
+export function variantsOfEveryPayloadAreNamed(
+  status: StatusUpdate,
+  event: PartnerEvent,
+  chatbot: ChatbotEventV2,
+): void {
+  if (status.status === 'FAILED') expectTypeOf(status).toEqualTypeOf<FailedStatusUpdate>();
+  if (status.status === 'READ') expectTypeOf(status).toEqualTypeOf<ReadStatusUpdate>();
+  if (event.eventType === 'USER_PREFERENCE') expectTypeOf(event).toEqualTypeOf<UserPreferenceEvent>();
+  if (chatbot.direction === 'INCOMING') expectTypeOf(chatbot).toEqualTypeOf<ChatbotIncomingEventV2>();
+  expectTypeOf<SessionStatus['messagingNumber']>().toEqualTypeOf<string>();
 }

@@ -1,0 +1,38 @@
+import request from 'supertest';
+import { startEmulatorCommand } from '../../src/cli/emulator.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { SEED } from '../emulator/harness.js';
+
+// eslint-disable-next-line no-control-regex -- what must not reach the terminal
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+let emulator: Emulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+describe('emulator --verbose', () => {
+  it('prints a delivery whose URL carries escape sequences with them escaped', async () => {
+    const err: string[] = [];
+    const io = {
+      out: () => undefined,
+      err: (line: string) => err.push(line),
+      isTty: false,
+      status: () => undefined,
+    };
+    emulator = await startEmulatorCommand({ port: '0', verbose: true, retryAttempts: '1' }, io);
+    // Whoever can configure a webhook (any page or client of the emulator's API) chooses this text.
+    const url = 'http://127.0.0.1:1/in?x=\u001b]0;owned\u0007\u001b[2J\u009b31m';
+    const configured = await request(emulator.listener)
+      .post('/Messaging/MessagingClientWebHook')
+      .set('authorization', SEED.supervisorKey)
+      .send({ incomingMessageURL: url });
+    expect(configured.status).toBe(200);
+    emulator.customerMessage({ number: SEED.cloud.msisdn, from: '+27831110001', text: 'x' });
+    await emulator.idle();
+    expect(err).toHaveLength(1);
+    expect(err[0]).not.toMatch(CONTROL);
+    expect(err[0]).toContain('\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m');
+  });
+});
