@@ -32,6 +32,7 @@ declare function optOut(waId: string): Promise<void>;
 declare const onIncoming: NonNullable<import('messaging-webhooks').WebhookRouterOptions['onIncoming']>;
 declare const handlers: import('messaging-webhooks/redis').WebhookWorkerOptions['handlers'];
 declare const router: import('messaging-webhooks').WebhookRouter;
+declare const webhooks: import('messaging-webhooks').WebhookRouter;
 declare const app: Express;
 declare const testApp: Express;
 declare const token: string;
