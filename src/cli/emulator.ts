@@ -27,6 +27,8 @@ export interface EmulatorCommandOptions {
   readonly state?: string | undefined;
   /** Where to write a snapshot when the command stops. */
   readonly saveState?: string | undefined;
+  /** More Host names to serve (`--allowed-host`, repeatable), e.g. a container's name. */
+  readonly allowedHost?: readonly string[] | undefined;
 }
 
 /** Reads `--state`: a snapshot file (JSON), as `--save-state` or `GET /_emulator/snapshot` wrote it. */
@@ -124,6 +126,7 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     emulator = createEmulator({
       ...(state === undefined ? {} : { state }),
       deliveryConcurrency: options.deliveryConcurrency ?? CLI_CONCURRENCY,
+      allowedHosts: options.allowedHost ?? [],
       ...(attempts === undefined ? {} : { retry: { attempts } }),
       ...(options.verbose === true
         ? {

@@ -79,6 +79,13 @@ export function createProgram(io: CliIo = processIo()): Command {
     .option('--state <file>', 'start from a snapshot (written by --save-state or GET /_emulator/snapshot)')
     .option('--save-state <file>', 'write a snapshot of the state there on exit (Ctrl+C, SIGTERM)')
     .option('-v, --verbose', 'log deliveries to stderr')
+    .addOption(
+      new Option(
+        '--allowed-host <name>',
+        'also answer requests whose Host header names this (repeatable; e.g. a container name). ' +
+          'Only localhost, 127.0.0.1, [::1] and the --host address are served otherwise (DNS rebinding)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     .addHelpText(
       'after',
       '\nRuns until Ctrl+C (SIGINT) or SIGTERM. The seeded supervisor key is emu-supervisor-key.\n' +

@@ -13,6 +13,7 @@ import {
   type FaultProbabilities,
 } from './emit/faults.js';
 import { createEmulatorApp } from './http/app.js';
+import { checkAllowedHosts, createHostCheck } from './http/hosts.js';
 import { createInspector } from './inspector/index.js';
 import { createRouter } from './http/router.js';
 import { parseBody } from './http/validate.js';
@@ -63,6 +64,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'faults',
   'routeGroups',
   'logger',
+  'allowedHosts',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
 const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
@@ -208,7 +210,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const router = createRouter();
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
   // runs before the API routes and the JSON 404/405; see http/app.ts.
-  const http = createEmulatorApp({ router, state, logger, now });
+  // the names of the address listen() was given and bound (before listen(): none)
+  let listening: readonly string[] = [];
+  const hostAllowed = createHostCheck(checkAllowedHosts(options.allowedHosts), () => listening);
+  const http = createEmulatorApp({ router, state, logger, now, hostAllowed });
   const inspector = createInspector({
     state,
     clock,
@@ -243,6 +248,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const address = created.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${shownHost}:${address.port}`;
+      listening = [host, shownHost];
       return url;
     },
     async close() {
@@ -251,6 +257,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const running = server;
       server = undefined;
       url = undefined;
+      listening = [];
       if (running === undefined) return;
       await new Promise<void>((resolve, reject) => {
         running.close((error) => (error === undefined ? resolve() : reject(error)));

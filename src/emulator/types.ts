@@ -102,6 +102,14 @@ export interface EmulatorOptions {
   readonly routeGroups?: readonly RouteGroup[];
   /** Logger. @default pino({ level: 'silent' }) */
   readonly logger?: Logger;
+  /**
+   * More names the emulator answers to (e.g. `'emulator'`, a container's service name). Against
+   * DNS rebinding, a request whose `Host` header names anything but `localhost`, `127.0.0.1`,
+   * `[::1]`, the address the emulator listens on or one of these is refused with a 403. A port
+   * in an entry is ignored.
+   * @default []
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 /** Filter of {@link Emulator.deliveries}. */
