@@ -2,7 +2,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
-import { CLI_CONCURRENCY } from './defaults.js';
+import {
+  CLI_CONCURRENCY,
+  collect,
+  DEFAULT_EMULATOR_PORT,
+  parseBaseUrl,
+  parseHeader,
+  parseToken,
+} from './defaults.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
 import type { OpenApiCommandOptions } from './openapi.js';
@@ -65,7 +72,7 @@ export function createProgram(io: CliIo = processIo()): Command {
   program
     .command('emulator')
     .description('start the standalone platform emulator; prints its URL and the seeded API key')
-    .option('-p, --port <port>', 'port to listen on (0 = any free port)', '0')
+    .option('-p, --port <port>', 'port to listen on (0 = any free port)', String(DEFAULT_EMULATOR_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--retry-attempts <n>', 'delivery attempts per event (1 = no retries)')
     .addOption(
@@ -84,12 +91,30 @@ export function createProgram(io: CliIo = processIo()): Command {
         '--allowed-host <name>',
         'also answer requests whose Host header names this (repeatable; e.g. a container name). ' +
           'Only localhost, 127.0.0.1, [::1] and the --host address are served otherwise (DNS rebinding)',
-      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--forward-to <base-url>',
+        "configure every client's default webhooks to <base-url>/incoming, /status, /session, /events and /chatbot (the receiver's paths)",
+      ).argParser(parseBaseUrl),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        "the receiver's token, added to the --forward-to URLs as ?token= (the receiver's default query parameter)",
+      ).argParser(parseToken),
+    )
+    .addOption(
+      new Option(
+        '--header <header>',
+        "a header sent with every delivery, 'Name: value' (repeatable), e.g. 'x-webhook-token: s3cret'",
+      ).argParser(parseHeader),
     )
     .addHelpText(
       'after',
       '\nRuns until Ctrl+C (SIGINT) or SIGTERM. The seeded supervisor key is emu-supervisor-key.\n' +
-        'Examples:\n  messaging-webhooks emulator --port 4010\n' +
+        'Examples:\n  messaging-webhooks emulator --forward-to http://localhost:3000/webhooks --token s3cret\n' +
         '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
