@@ -12,7 +12,7 @@ import {
 import { WEBHOOK_PATHS, WEBHOOK_TYPES, WEBHOOK_URL_FIELDS, type WebhookUrlField } from '../schemas/index.js';
 import { CliError, messageOf, type CliIo } from './output.js';
 
-import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT } from './defaults.js';
+import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT, DEFAULT_EMULATOR_URL } from './defaults.js';
 
 /** Options of the `emulator` command (as commander hands them over). */
 export interface EmulatorCommandOptions {
@@ -30,6 +30,8 @@ export interface EmulatorCommandOptions {
   readonly saveState?: string | undefined;
   /** More Host names to serve (`--allowed-host`, repeatable), e.g. a container's name. */
   readonly allowedHost?: readonly string[] | undefined;
+  /** `--clock`: `real-time` (commander's default) or `manual`. @default 'real-time' */
+  readonly clock?: 'real-time' | 'manual' | undefined;
   /** `--forward-to`: the receiver's base URL; every client's default gets `<base>/<type path>`. */
   readonly forwardTo?: string | undefined;
   /** `--token`: the receiver's token, put in the configured URLs as `?token=`. */
@@ -187,6 +189,7 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
       ...(state === undefined ? {} : { state }),
       deliveryConcurrency: options.deliveryConcurrency ?? CLI_CONCURRENCY,
       allowedHosts: options.allowedHost ?? [],
+      clock: options.clock ?? 'real-time',
       deliveryHeaders: options.header ?? {},
       ...(attempts === undefined ? {} : { retry: { attempts } }),
       ...(options.verbose === true
@@ -264,6 +267,8 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   if (headers.length > 0)
     io.out(`Every delivery carries the header${headers.length === 1 ? '' : 's'} ${headers.join(', ')}`);
   io.out('Send a customer message:');
+  const where = url === DEFAULT_EMULATOR_URL ? '' : ` --emulator ${url}`;
+  io.out(`  messaging-webhooks trigger customer-message${where} --from +27831234567 --text Hi`);
   io.out(
     `  curl -X POST ${url}/_emulator/customer-message -H 'content-type: application/json' ` +
       `-d '{"number":"+27820000001","from":"+27831234567","text":"Hi"}'`,

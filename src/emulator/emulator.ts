@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createClock } from './clock.js';
+import { createClock, createRealTimeClock, type EmulatorClock } from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type RetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
@@ -101,6 +101,18 @@ function validateOptions(options: EmulatorOptions): void {
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
+  const { clock } = options;
+  if (
+    clock !== undefined &&
+    clock !== 'manual' &&
+    clock !== 'real-time' &&
+    !(typeof clock === 'number' && Number.isFinite(clock)) &&
+    !(typeof clock === 'object' && clock !== null && typeof clock.now === 'function')
+  ) {
+    throw new TypeError(
+      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${JSON.stringify(clock)}`,
+    );
+  }
   if (options.seed !== undefined && options.state !== undefined) {
     throw new TypeError('seed and state cannot be given together: a snapshot (state) is a whole state');
   }
@@ -122,6 +134,17 @@ function parseFaultOption(probabilities: FaultProbabilities | undefined) {
   throw new TypeError(
     `faults.${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'} (expected probabilities 0-1, delayMs, seed)`,
   );
+}
+
+/**
+ * The emulator's clock: the given one, or a manual clock (at a number, else the snapshot's time,
+ * else now), or a real-time one that starts now, or at the snapshot's time when that is later
+ * (time never runs backwards against the timestamps the state holds).
+ */
+function makeClock(option: EmulatorOptions['clock'], snapshotClock: number | undefined): EmulatorClock {
+  if (typeof option === 'object') return option;
+  if (option === 'real-time') return createRealTimeClock({ start: Math.max(Date.now(), snapshotClock ?? 0) });
+  return createClock({ start: typeof option === 'number' ? option : (snapshotClock ?? 'real') });
 }
 
 function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): EmulatorSeed {
@@ -153,15 +176,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
   const startSnapshot: EmulatorSnapshot | undefined =
     options.state === undefined ? undefined : parseSnapshot(options.state);
-  const clock =
-    typeof options.clock === 'object'
-      ? options.clock
-      : createClock({ start: options.clock ?? startSnapshot?.clock ?? 'real' });
+  const clock = makeClock(options.clock, startSnapshot?.clock);
   const prefixes: EmulatorPrefixes = {
     messaging: options.messagingPrefix ?? '',
     chat: options.chatPrefix ?? '/chat',
   };
-  const ownsClock = typeof options.clock !== 'object';
+  // reset() puts a manual clock the emulator made back to its start; a real-time clock runs on
+  const ownsClock = typeof options.clock !== 'object' && options.clock !== 'real-time';
   const startTime = clock.now();
   const state = createEmptyState(options.retention);
   const now = (): Date => new Date(clock.now());

@@ -57,11 +57,14 @@ export interface EmulatorOptions {
    */
   readonly chatPrefix?: string;
   /**
-   * The emulator clock, or the start time of a new manual clock (Unix ms). Payload timestamps,
-   * sentTime/deliveryTime/... and flag periods read it; move it with `advanceClock`.
+   * The emulator clock, or the start time of a new manual clock (Unix ms), or `'manual'` (a
+   * manual clock from now), or `'real-time'`: a clock that runs with real time (the CLI's
+   * default), so events seconds apart get different timestamps; `advanceClock` still moves it.
+   * Payload timestamps, sentTime/deliveryTime/... and flag periods read it. A manual clock only
+   * moves with `advanceClock`/`setClock`, so tests are deterministic.
    * @default a manual clock starting at the wall-clock time
    */
-  readonly clock?: EmulatorClock | number;
+  readonly clock?: EmulatorClock | number | 'manual' | 'real-time';
   /**
    * Retry schedule of failed deliveries (not documented by the platform).
    * `{ attempts: 1 }` turns retries off.

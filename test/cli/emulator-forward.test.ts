@@ -1,59 +1,10 @@
-import express from 'express';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createWebhookRouter, type WebhookRouter } from '../../src/receiver/index.js';
+import { startReceiver } from './receiver.js';
 import { assertBuilt, runCli, spawnCli, STACK_LINE, waitForExit, waitForOutput } from './run-cli.js';
 
 // `emulator --forward-to <base> --token <t> --header 'Name: value'`: every client's default
 // configuration points each webhook type at the receiver's own paths, with its token.
 
 beforeAll(assertBuilt);
-
-interface Receiver {
-  readonly url: string;
-  readonly router: WebhookRouter;
-  readonly calls: { type: string; payload: Record<string, unknown> }[];
-  readonly headers: Record<string, string | string[] | undefined>[];
-  close(): Promise<void>;
-}
-
-async function startReceiver(token: string): Promise<Receiver> {
-  const calls: Receiver['calls'] = [];
-  const headers: Receiver['headers'] = [];
-  const record = (type: string) => (payload: unknown) =>
-    void calls.push({ type, payload: payload as Record<string, unknown> });
-  const router = createWebhookRouter({
-    token,
-    onIncoming: record('incoming'),
-    onStatus: record('status'),
-    onSession: record('session'),
-    onEvent: record('event'),
-    onChatbot: record('chatbot'),
-  });
-  const app = express();
-  app.use(
-    '/webhooks',
-    (req, _res, next) => {
-      headers.push(req.headers);
-      next();
-    },
-    router,
-  );
-  const server: Server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/webhooks`,
-    router,
-    calls,
-    headers,
-    async close() {
-      await router.close();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 describe('messaging-webhooks emulator --forward-to', () => {
   it("configures every type to the receiver's paths with its token, and sends --header", async () => {
@@ -207,5 +158,44 @@ describe('messaging-webhooks emulator --forward-to', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(message);
     expect(run.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('messaging-webhooks emulator --allowed-host', () => {
+  it('serves the names given (repeatable) and refuses others with 403 (DNS rebinding)', async () => {
+    const { request } = await import('node:http');
+    const child = spawnCli([
+      'emulator',
+      '--port',
+      '0',
+      '--allowed-host',
+      'emulator',
+      '--allowed-host',
+      'emulator.internal',
+    ]);
+    const exited = waitForExit(child);
+    try {
+      const [, url = ''] = await waitForOutput(
+        child,
+        /Emulator listening on (http:\/\/\S+)[\s\S]*Press Ctrl\+C/,
+      );
+      const { hostname, port } = new URL(url);
+      const statusFor = (host: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const req = request({ hostname, port, path: '/_emulator/state', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await statusFor(`emulator:${port}`)).toBe(200);
+      expect(await statusFor('emulator.internal')).toBe(200);
+      expect(await statusFor(`localhost:${port}`)).toBe(200);
+      expect(await statusFor(`attacker.example:${port}`)).toBe(403);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect((await exited).code).toBe(0);
   });
 });

@@ -4,9 +4,9 @@ import {
   PARTNER_EVENT_TYPES,
   SESSION_STATUS_STRINGS,
   WEBHOOK_TYPES,
-  type PartnerEventType,
 } from '../../schemas/index.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
+import { PARTNER_EVENT_EXAMPLES } from '../examples.js';
 import { FIRST_PAGE, logPage, type InspectorPage, type InspectorView, type LogQuery } from './model.js';
 
 /** Escapes text for HTML content and attribute values. */
@@ -39,23 +39,7 @@ const form = (title: string, path: string, fields: string): string =>
 const shown = (url: string | undefined): string =>
   url === undefined ? '(unset)' : url.trim() === '' ? '"" (disabled)' : url;
 
-/** Example fields of each partner event type (the form's starting point). */
-const PARTNER_EXAMPLES: Record<PartnerEventType, Record<string, string>> = {
-  PHONE_QUALITY_CHANGED: {
-    qualityRating: 'YELLOW',
-    messagingLimitTier: 'TIER_1K',
-    channelStatus: 'CONNECTED',
-  },
-  TEMPLATE_STATUS_CHANGED: { templateName: 'welcome', templateStatus: 'APPROVED' },
-  TEMPLATE_QUALITY_CHANGED: {
-    templateName: 'welcome',
-    previousQualityScore: 'GREEN',
-    newQualityScore: 'RED',
-  },
-  TEMPLATE_COMPONENTS_CHANGED: { templateName: 'welcome', templateLanguage: 'en', templateElement: 'BODY' },
-  USER_PREFERENCE: { waId: '27831234567', category: 'MARKETING', preferenceValue: 'stop' },
-  USER_CHANGED_NUMBER: { oldNumber: '+27831234567', newNumber: '+27831234568' },
-};
+const PARTNER_EXAMPLES = PARTNER_EVENT_EXAMPLES;
 
 /** The query keys that place the state tables (the chat filter and the cursors). */
 const STATE_KEYS = [
