@@ -241,6 +241,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     deliveries: () => deliverer.log(),
     subscribeDeliveries: (l) => deliverer.subscribe(l),
     isSeedKey: (userId, apiKey) => seeded.has(`${userId} ${apiKey}`),
+    prefixes,
   });
   http.extensions.use((req, res, next) => inspector.handle(req, res, next));
   let server: Server | undefined;
