@@ -526,18 +526,28 @@ describeInBrowser('inspector page in a browser', () => {
   it('renders a representative state (the README screenshot: UPDATE_SCREENSHOT=1 writes docs/inspector.png)', async () => {
     const a = harness.urls('a');
     const b = harness.urls('b');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
     await harness.createConfig({ ...a, chatbotPayloadVersion: 'v2', chatbotIncludeOutgoing: true });
-    await harness.createConfig({ ...b, messagingNumberId: SEED.lite.id, chatbotWebhookURL: '' });
+    await harness.createConfig({
+      ...b,
+      messagingNumberId: SEED.lite.id,
+      chatbotWebhookURL: a.chatbotWebhookURL,
+      chatbotIncludeOutgoing: true,
+    });
     await harness.createConfig({
       messagingNumberId: SEED.cloud.id,
       incomingMessageURL: '',
-      eventWebhookURL: a.eventWebhookURL,
+      eventWebhookURL: `http://127.0.0.1:${closedPort}/webhooks/events`,
     });
     const { chatParticipantId } = harness.emulator.customerMessage({
       number: SEED.lite.msisdn,
       from: '+27831234567',
       text: 'Hi, is my order ready?',
     });
+    harness.emulator.botReply({ chatParticipantId, messageText: 'Let me check that for you.' });
     harness.emulator.assignAgent({ chatParticipantId, userId: SEED.users.ada });
     harness.emulator.injectFault({ kind: 'duplicate' }, { type: 'incoming' });
     harness.emulator.customerMessage({ number: SEED.lite.msisdn, from: '+27831234567', text: 'Hello?' });
@@ -555,10 +565,48 @@ describeInBrowser('inspector page in a browser', () => {
       harness.emulator.deliveries().length,
     );
     await page.locator('#log-table .mark', { hasText: /^duplicate of #\d+$/ }).waitFor();
+    await page.locator('#log-table .answered-duplicate').waitFor();
+    await page.locator('#log-table .why', { hasText: 'connection refused' }).waitFor();
+    await expect(page.locator('#log-table .direction').allTextContents()).resolves.toEqual([
+      'INCOMING',
+      'OUTGOING',
+      'INCOMING',
+    ]);
     await expect(page.locator('#chats-table tbody td:text-is("Ada Agent")').count()).resolves.toBe(1);
     if (process.env.UPDATE_SCREENSHOT === '1') {
-      await page.setViewportSize({ width: 1280, height: 1500 });
-      await page.screenshot({ path: 'docs/inspector.png' });
+      // the same picture on every run: random ids, ports, latencies and the sequence numbers
+      // (which run on across the tests' resets) replaced by fixed ones
+      const ports: Record<string, string> = {
+        [new URL(url).port]: 'localhost:4010',
+        [new URL(harness.receiverUrl).port]: 'localhost:3000',
+        [String(closedPort)]: 'localhost:3001',
+      };
+      await page.evaluate((portNames) => {
+        const ids = new Map<string, string>();
+        const sequences = [...document.querySelectorAll('#log-table [data-open]')].map((el) =>
+          Number((el.textContent ?? '#0').slice(1)),
+        );
+        const first = Math.min(...sequences) - 1;
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          node.textContent = String(node.textContent ?? '')
+            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g, (id: string) => {
+              if (id.startsWith('00000000-0000-4000-8000-')) return id;
+              if (!ids.has(id))
+                ids.set(id, `5e1f0000-0000-4000-8000-${String(ids.size + 1).padStart(12, '0')}`);
+              return ids.get(id) ?? id;
+            })
+            .replace(/127\.0\.0\.1:(\d+)/g, (text: string, port: string) => portNames[port] ?? text)
+            .replace(/^(\d+) ms$/, '4 ms')
+            .replace(/#(\d+)/g, (_m, n: string) => `#${Number(n) - first}`);
+        }
+      }, ports);
+      await page.setViewportSize({ width: 1200, height: 900 });
+      await page.screenshot({
+        path: 'docs/inspector.png',
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1200, height: 2280 },
+      });
     }
   });
 
