@@ -581,26 +581,25 @@ describeInBrowser('inspector page in a browser', () => {
         [new URL(harness.receiverUrl).port]: 'localhost:3000',
         [String(closedPort)]: 'localhost:3001',
       };
-      await page.evaluate((portNames) => {
-        const ids = new Map<string, string>();
-        const sequences = [...document.querySelectorAll('#log-table [data-open]')].map((el) =>
-          Number((el.textContent ?? '#0').slice(1)),
-        );
+      // a script as text, as above: the tests compile without the DOM library
+      await page.evaluate(`(() => {
+        const portNames = ${JSON.stringify(ports)};
+        const ids = new Map();
+        const sequences = [...document.querySelectorAll('#log-table [data-open]')].map((el) => Number(el.textContent.slice(1)));
         const first = Math.min(...sequences) - 1;
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-          node.textContent = String(node.textContent ?? '')
-            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g, (id: string) => {
+          node.textContent = node.textContent
+            .replace(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g, (id) => {
               if (id.startsWith('00000000-0000-4000-8000-')) return id;
-              if (!ids.has(id))
-                ids.set(id, `5e1f0000-0000-4000-8000-${String(ids.size + 1).padStart(12, '0')}`);
-              return ids.get(id) ?? id;
+              if (!ids.has(id)) ids.set(id, '5e1f0000-0000-4000-8000-' + String(ids.size + 1).padStart(12, '0'));
+              return ids.get(id);
             })
-            .replace(/127\.0\.0\.1:(\d+)/g, (text: string, port: string) => portNames[port] ?? text)
-            .replace(/^(\d+) ms$/, '4 ms')
-            .replace(/#(\d+)/g, (_m, n: string) => `#${Number(n) - first}`);
+            .replace(/127\\.0\\.0\\.1:(\\d+)/g, (text, port) => portNames[port] ?? text)
+            .replace(/^(\\d+) ms$/, '4 ms')
+            .replace(/#(\\d+)/g, (_m, n) => '#' + (Number(n) - first));
         }
-      }, ports);
+      })()`);
       await page.setViewportSize({ width: 1200, height: 900 });
       await page.screenshot({
         path: 'docs/inspector.png',
