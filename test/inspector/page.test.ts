@@ -76,6 +76,7 @@ describeInBrowser('inspector page in a browser', () => {
     await expectRoute(SEED.lite.msisdn, 'incoming', '(none)', 'nothing configured yet');
     await expect(page.locator('#no-config').textContent()).resolves.toContain('No webhook configured yet');
     await expect(page.locator('#no-config').textContent()).resolves.toContain('--forward-to');
+    await expect(page.locator('#no-config-scope a[href="#configs"]').count()).resolves.toBe(1);
     // rule 1: the client default applies to every number of the client without an override
     // live: a configuration made through the API shows without a reload
     const created = await harness.createConfig({ chatbotWebhookURL: a.chatbotWebhookURL });
@@ -131,6 +132,7 @@ describeInBrowser('inspector page in a browser', () => {
     await expectRoute(SEED.lite.msisdn, 'incoming', a.chatbotWebhookURL, 'override');
     await expectRoute(SEED.foreign.msisdn, 'incoming', '(none)', 'nothing configured yet');
     await expect(page.locator('#no-config').count()).resolves.toBe(0);
+    await expect(page.locator('#no-config-scope').count()).resolves.toBe(0);
     const configs = await page.locator('#configs-table tbody tr').allTextContents();
     expect(configs.map((text) => text.slice(0, 40))).toEqual([
       expect.stringContaining('democlient default'),

@@ -143,7 +143,13 @@ export function stateParts(
   );
   return {
     clock: `<p id="clock-view">Emulator clock: <time>${esc(time(view.clock))}</time></p>`,
-    scope: `<div id="scope-view">${table(
+    scope: `<div id="scope-view">${
+      view.configs.length === 0
+        ? '<p class="empty" id="no-config-scope">Nothing is configured yet, so no event goes anywhere: ' +
+          '<a href="#configs">configure a webhook</a> (a client default sends every number\'s events) ' +
+          'or start the emulator with <code>--forward-to &lt;receiver-url&gt;</code>.</p>'
+        : ''
+    }${table(
       'scope-table',
       'Where an event of each type on each number goes, and why (scope rules)',
       [
