@@ -9,9 +9,10 @@ import {
   type Emulator,
   type EmulatorSnapshotInput,
 } from '../emulator/index.js';
+import { WEBHOOK_PATHS, WEBHOOK_TYPES, WEBHOOK_URL_FIELDS, type WebhookUrlField } from '../schemas/index.js';
 import { CliError, messageOf, printable, type CliIo } from './output.js';
 
-import { CLI_CONCURRENCY } from './defaults.js';
+import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT, DEFAULT_EMULATOR_URL } from './defaults.js';
 
 /** Options of the `emulator` command (as commander hands them over). */
 export interface EmulatorCommandOptions {
@@ -27,6 +28,66 @@ export interface EmulatorCommandOptions {
   readonly state?: string | undefined;
   /** Where to write a snapshot when the command stops. */
   readonly saveState?: string | undefined;
+  /** More Host names to serve (`--allowed-host`, repeatable), e.g. a container's name. */
+  readonly allowedHost?: readonly string[] | undefined;
+  /** `--clock`: `real-time` (commander's default) or `manual`. @default 'real-time' */
+  readonly clock?: 'real-time' | 'manual' | undefined;
+  /** `--forward-to`: the receiver's base URL; every client's default gets `<base>/<type path>`. */
+  readonly forwardTo?: string | undefined;
+  /** `--token`: the receiver's token, put in the configured URLs as `?token=`. */
+  readonly token?: string | undefined;
+  /** `--header 'Name: value'` (repeatable), sent with every delivery. */
+  readonly header?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The receiver's query parameter for its token (`tokenQueryParam`'s default). */
+const TOKEN_QUERY_PARAM = 'token';
+
+/**
+ * The URL fields of a configuration forwarding every type to `base`: the paths the receiver
+ * mounts by default (WEBHOOK_PATHS: `/incoming`, `/status`, `/session`, `/events`, `/chatbot`).
+ * The token goes in the URL (`?token=`), as with the platform itself: a configuration is a set
+ * of URLs, and the receiver reads its token from the query as well as from its header.
+ */
+export function forwardingUrls(base: string, token: string | undefined): Record<WebhookUrlField, string> {
+  const query = token === undefined ? '' : `?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
+  return Object.fromEntries(
+    WEBHOOK_TYPES.map((type) => [WEBHOOK_URL_FIELDS[type], `${base}/${WEBHOOK_PATHS[type]}${query}`]),
+  ) as Record<WebhookUrlField, string>;
+}
+
+/**
+ * `--forward-to`: gives every client a default webhook configuration forwarding each type to
+ * the receiver, through the emulator's own configuration API (same validation as a user's
+ * call), with the key of one of the client's users. A default the state already has (from
+ * `--state`) is updated, not duplicated (scope rule 5).
+ */
+async function forwardWebhooks(
+  emulator: Emulator,
+  url: string,
+  urls: Record<WebhookUrlField, string>,
+): Promise<string[]> {
+  const api = `${url}${emulator.prefixes.messaging}/Messaging/MessagingClientWebHook`;
+  const configured: string[] = [];
+  for (const client of emulator.state.clients.values()) {
+    const user = [...emulator.state.users.values()].find(
+      (u) => u.clientId === client.id && !u.disabled && !u.deleted,
+    );
+    if (user === undefined) continue;
+    const existing = emulator.state.webhookConfigOf(client.id, null);
+    const response = await fetch(api, {
+      method: existing === undefined ? 'POST' : 'PUT',
+      headers: { authorization: user.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(existing === undefined ? urls : { id: existing.id, ...urls }),
+    });
+    if (!response.ok) {
+      throw new CliError(
+        `--forward-to: the emulator refused the configuration of client ${client.clientRef}: ${response.status} ${await response.text()}`,
+      );
+    }
+    configured.push(client.clientRef);
+  }
+  return configured;
 }
 
 /** Reads `--state`: a snapshot file (JSON), as `--save-state` or `GET /_emulator/snapshot` wrote it. */
@@ -80,7 +141,7 @@ export async function stopEmulatorCommand(
 }
 
 function parsePort(value: string | undefined): number {
-  if (value === undefined) return 0;
+  if (value === undefined) return DEFAULT_EMULATOR_PORT;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new CliError(`--port: expected a port number 0-65535, got ${JSON.stringify(value)}`);
@@ -117,6 +178,9 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
   const attempts = parseAttempts(options.retryAttempts);
+  if (options.token !== undefined && options.forwardTo === undefined) {
+    throw new CliError('--token goes in the URLs --forward-to configures: give --forward-to <base-url> too');
+  }
   if (options.saveState !== undefined) checkSaveState(options.saveState);
   const state = options.state === undefined ? undefined : readStateFile(options.state);
   let emulator: Emulator;
@@ -124,6 +188,9 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     emulator = createEmulator({
       ...(state === undefined ? {} : { state }),
       deliveryConcurrency: options.deliveryConcurrency ?? CLI_CONCURRENCY,
+      allowedHosts: options.allowedHost ?? [],
+      clock: options.clock ?? 'real-time',
+      deliveryHeaders: options.header ?? {},
       ...(attempts === undefined ? {} : { retry: { attempts } }),
       ...(options.verbose === true
         ? {
@@ -146,7 +213,9 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE')
-      throw new CliError(`port ${port} on ${host} is already in use`, 1, { cause: error });
+      throw new CliError(`port ${port} on ${host} is already in use (--port 0 picks a free one)`, 1, {
+        cause: error,
+      });
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
       throw new CliError(`cannot listen on host ${host}`, 1, { cause: error });
     throw new CliError(`cannot start the emulator: ${messageOf(error)}`, 1, { cause: error });
@@ -176,12 +245,32 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     `Deliveries: up to ${options.deliveryConcurrency ?? CLI_CONCURRENCY} at once (one conversation in order)` +
       (options.saveState === undefined ? '' : `; state saved to ${options.saveState} on exit`),
   );
-  io.out('Configure a webhook:');
-  io.out(
-    `  curl -X POST ${url}/Messaging/MessagingClientWebHook -H 'authorization: ${DEFAULT_API_KEYS.supervisor}' ` +
-      `-H 'content-type: application/json' -d '{"incomingMessageURL":"http://127.0.0.1:3000/webhooks/incoming"}'`,
-  );
+  if (options.forwardTo === undefined) {
+    io.out(
+      'No webhook configured yet. Configure one in the inspector, with --forward-to <receiver-url>, or:',
+    );
+    io.out(
+      `  curl -X POST ${url}/Messaging/MessagingClientWebHook -H 'authorization: ${DEFAULT_API_KEYS.supervisor}' ` +
+        `-H 'content-type: application/json' -d '{"incomingMessageURL":"http://127.0.0.1:3000/webhooks/incoming"}'`,
+    );
+  } else {
+    const urls = forwardingUrls(options.forwardTo, options.token);
+    let clients: string[];
+    try {
+      clients = await forwardWebhooks(emulator, url, urls);
+    } catch (error) {
+      await emulator.close();
+      throw error;
+    }
+    io.out(`Webhooks of client${clients.length === 1 ? '' : 's'} ${clients.join(', ')} forwarded to:`);
+    for (const type of WEBHOOK_TYPES) io.out(`  ${type.padEnd(8)} ${urls[WEBHOOK_URL_FIELDS[type]]}`);
+  }
+  const headers = Object.keys(options.header ?? {});
+  if (headers.length > 0)
+    io.out(`Every delivery carries the header${headers.length === 1 ? '' : 's'} ${headers.join(', ')}`);
   io.out('Send a customer message:');
+  const where = url === DEFAULT_EMULATOR_URL ? '' : ` --emulator ${url}`;
+  io.out(`  messaging-webhooks trigger customer-message${where} --from +27831234567 --text Hi`);
   io.out(
     `  curl -X POST ${url}/_emulator/customer-message -H 'content-type: application/json' ` +
       `-d '{"number":"+27820000001","from":"+27831234567","text":"Hi"}'`,

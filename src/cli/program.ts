@@ -2,12 +2,28 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
-import { CLI_CONCURRENCY } from './defaults.js';
+import {
+  CLI_CONCURRENCY,
+  collect,
+  DEFAULT_EMULATOR_PORT,
+  DEFAULT_EMULATOR_URL,
+  parseBaseUrl,
+  parseHeader,
+  parseToken,
+} from './defaults.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
 import type { OpenApiCommandOptions } from './openapi.js';
 import { CliError, messageOf, processIo, type CliIo } from './output.js';
 import type { ReplayCommandOptions } from './replay.js';
+import {
+  kindFields,
+  parseFieldValue,
+  TRIGGER_KINDS,
+  triggerCommand,
+  type TriggerKindName,
+  type TriggerOptions,
+} from './trigger.js';
 
 function packageVersion(): string {
   try {
@@ -65,7 +81,7 @@ export function createProgram(io: CliIo = processIo()): Command {
   program
     .command('emulator')
     .description('start the standalone platform emulator; prints its URL and the seeded API key')
-    .option('-p, --port <port>', 'port to listen on (0 = any free port)', '0')
+    .option('-p, --port <port>', 'port to listen on (0 = any free port)', String(DEFAULT_EMULATOR_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--retry-attempts <n>', 'delivery attempts per event (1 = no retries)')
     .addOption(
@@ -79,10 +95,43 @@ export function createProgram(io: CliIo = processIo()): Command {
     .option('--state <file>', 'start from a snapshot (written by --save-state or GET /_emulator/snapshot)')
     .option('--save-state <file>', 'write a snapshot of the state there on exit (Ctrl+C, SIGTERM)')
     .option('-v, --verbose', 'log deliveries to stderr')
+    .addOption(
+      new Option(
+        '--allowed-host <name>',
+        'also answer requests whose Host header names this (repeatable; e.g. a container name). ' +
+          'Only localhost, 127.0.0.1, [::1] and the --host address are served otherwise (DNS rebinding)',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--clock <mode>',
+        'real-time: timestamps follow the wall clock (two events seconds apart differ); manual: the clock moves only with POST /_emulator/clock/advance',
+      )
+        .choices(['real-time', 'manual'])
+        .default('real-time'),
+    )
+    .addOption(
+      new Option(
+        '--forward-to <base-url>',
+        "configure every client's default webhooks to <base-url>/incoming, /status, /session, /events and /chatbot (the receiver's paths)",
+      ).argParser(parseBaseUrl),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        "the receiver's token, added to the --forward-to URLs as ?token= (the receiver's default query parameter)",
+      ).argParser(parseToken),
+    )
+    .addOption(
+      new Option(
+        '--header <header>',
+        "a header sent with every delivery, 'Name: value' (repeatable), e.g. 'x-webhook-token: s3cret'",
+      ).argParser(parseHeader),
+    )
     .addHelpText(
       'after',
       '\nRuns until Ctrl+C (SIGINT) or SIGTERM. The seeded supervisor key is emu-supervisor-key.\n' +
-        'Examples:\n  messaging-webhooks emulator --port 4010\n' +
+        'Examples:\n  messaging-webhooks emulator --forward-to http://localhost:3000/webhooks --token s3cret\n' +
         '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
@@ -199,6 +248,7 @@ export function createProgram(io: CliIo = processIo()): Command {
     );
 
   addDlqCommands(program, io);
+  addTriggerCommands(program, io);
 
   return program;
 }
@@ -280,6 +330,52 @@ function addDlqCommands(program: Command, io: CliIo): void {
         await purgeCommand(ids, options, io);
       }),
     );
+}
+
+/** `trigger <kind>`: one subcommand per kind, its options the fields of the kind's control routes. */
+function addTriggerCommands(program: Command, io: CliIo): void {
+  const trigger = program
+    .command('trigger')
+    .description(
+      'send an event from a running emulator (its /_emulator control routes) and show the deliveries',
+    )
+    .addHelpText(
+      'after',
+      '\nThe emulator validates every field as its HTTP triggers do; a refusal is printed and exits 1.\n' +
+        'Exits 1 also when a delivery failed. Examples:\n' +
+        '  messaging-webhooks trigger customer-message --from +27831234567 --text Hi\n' +
+        `  messaging-webhooks trigger session-change --emulator http://127.0.0.1:${DEFAULT_EMULATOR_PORT} --status-type connecting`,
+    );
+  for (const [name, kind] of Object.entries(TRIGGER_KINDS) as [
+    TriggerKindName,
+    (typeof TRIGGER_KINDS)[TriggerKindName],
+  ][]) {
+    const command = trigger
+      .command(name)
+      .description(kind.description)
+      .addOption(
+        new Option('--emulator <url>', 'the running emulator')
+          .argParser(parseBaseUrl)
+          .default(DEFAULT_EMULATOR_URL),
+      )
+      .option('--no-wait', "return once the event is emitted, without waiting for the receiver's answers")
+      .addHelpText('after', `\nExample:\n${kind.help}`);
+    for (const field of kindFields(name)) {
+      const shown = field.default === undefined ? '' : ` (default ${String(field.default)})`;
+      const option =
+        field.type === 'boolean'
+          ? new Option(`--${field.flag}`, `${field.description}${shown}`)
+          : new Option(`--${field.flag} <value>`, `${field.description}${shown}`).argParser((value: string) =>
+              parseFieldValue(field.type, value),
+            );
+      command.addOption(option);
+    }
+    command.action(
+      guarded(io, async (options: TriggerOptions) => {
+        if (!(await triggerCommand(name, options, io))) process.exitCode = 1;
+      }),
+    );
+  }
 }
 
 /** Parses argv and runs the command; resolves with the exit code. */

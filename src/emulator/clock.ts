@@ -42,3 +42,37 @@ export function createClock(options: ClockOptions = {}): EmulatorClock {
     },
   };
 }
+
+/** Options of {@link createRealTimeClock}. */
+export interface RealTimeClockOptions {
+  /** The time it reads first, Unix milliseconds. @default the wall-clock time */
+  readonly start?: number;
+  /** Its time source. @default Date.now */
+  readonly source?: () => number;
+}
+
+/**
+ * A clock that runs with real time (the standalone emulator's: two events seconds apart get
+ * different timestamps, as on the platform); `advance` and `set` shift it, and it runs on from
+ * there.
+ */
+export function createRealTimeClock(options: RealTimeClockOptions = {}): EmulatorClock {
+  const source = options.source ?? Date.now;
+  let offset = options.start === undefined ? 0 : options.start - source();
+  return {
+    now: () => source() + offset,
+    advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0) {
+        throw new TypeError(`clock.advance expects a finite number of milliseconds >= 0, got ${String(ms)}`);
+      }
+      offset += ms;
+      return source() + offset;
+    },
+    set(time) {
+      if (!Number.isFinite(time))
+        throw new TypeError(`clock.set expects Unix milliseconds, got ${String(time)}`);
+      offset = time - source();
+      return time;
+    },
+  };
+}

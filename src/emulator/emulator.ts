@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createClock } from './clock.js';
+import { createClock, createRealTimeClock, type EmulatorClock } from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type RetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
@@ -13,6 +13,7 @@ import {
   type FaultProbabilities,
 } from './emit/faults.js';
 import { createEmulatorApp } from './http/app.js';
+import { checkAllowedHosts, createHostCheck } from './http/hosts.js';
 import { createInspector } from './inspector/index.js';
 import { createRouter } from './http/router.js';
 import { parseBody } from './http/validate.js';
@@ -63,6 +64,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'faults',
   'routeGroups',
   'logger',
+  'allowedHosts',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
 const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
@@ -99,6 +101,18 @@ function validateOptions(options: EmulatorOptions): void {
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
+  const { clock } = options;
+  if (
+    clock !== undefined &&
+    clock !== 'manual' &&
+    clock !== 'real-time' &&
+    !(typeof clock === 'number' && Number.isFinite(clock)) &&
+    !(typeof clock === 'object' && clock !== null && typeof clock.now === 'function')
+  ) {
+    throw new TypeError(
+      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${JSON.stringify(clock)}`,
+    );
+  }
   if (options.seed !== undefined && options.state !== undefined) {
     throw new TypeError('seed and state cannot be given together: a snapshot (state) is a whole state');
   }
@@ -120,6 +134,17 @@ function parseFaultOption(probabilities: FaultProbabilities | undefined) {
   throw new TypeError(
     `faults.${issue?.path.map(String).join('.') ?? ''}: ${issue?.message ?? 'invalid'} (expected probabilities 0-1, delayMs, seed)`,
   );
+}
+
+/**
+ * The emulator's clock: the given one, or a manual clock (at a number, else the snapshot's time,
+ * else now), or a real-time one that starts now, or at the snapshot's time when that is later
+ * (time never runs backwards against the timestamps the state holds).
+ */
+function makeClock(option: EmulatorOptions['clock'], snapshotClock: number | undefined): EmulatorClock {
+  if (typeof option === 'object') return option;
+  if (option === 'real-time') return createRealTimeClock({ start: Math.max(Date.now(), snapshotClock ?? 0) });
+  return createClock({ start: typeof option === 'number' ? option : (snapshotClock ?? 'real') });
 }
 
 function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): EmulatorSeed {
@@ -151,15 +176,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
   const startSnapshot: EmulatorSnapshot | undefined =
     options.state === undefined ? undefined : parseSnapshot(options.state);
-  const clock =
-    typeof options.clock === 'object'
-      ? options.clock
-      : createClock({ start: options.clock ?? startSnapshot?.clock ?? 'real' });
+  const clock = makeClock(options.clock, startSnapshot?.clock);
   const prefixes: EmulatorPrefixes = {
     messaging: options.messagingPrefix ?? '',
     chat: options.chatPrefix ?? '/chat',
   };
-  const ownsClock = typeof options.clock !== 'object';
+  // reset() puts a manual clock the emulator made back to its start; a real-time clock runs on
+  const ownsClock = typeof options.clock !== 'object' && options.clock !== 'real-time';
   const startTime = clock.now();
   const state = createEmptyState(options.retention);
   const now = (): Date => new Date(clock.now());
@@ -208,13 +231,17 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const router = createRouter();
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
   // runs before the API routes and the JSON 404/405; see http/app.ts.
-  const http = createEmulatorApp({ router, state, logger, now });
+  // the names of the address listen() was given and bound (before listen(): none)
+  let listening: readonly string[] = [];
+  const hostAllowed = createHostCheck(checkAllowedHosts(options.allowedHosts), () => listening);
+  const http = createEmulatorApp({ router, state, logger, now, hostAllowed });
   const inspector = createInspector({
     state,
     clock,
     deliveries: () => deliverer.log(),
     subscribeDeliveries: (l) => deliverer.subscribe(l),
     isSeedKey: (userId, apiKey) => seeded.has(`${userId} ${apiKey}`),
+    prefixes,
   });
   http.extensions.use((req, res, next) => inspector.handle(req, res, next));
   let server: Server | undefined;
@@ -243,6 +270,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const address = created.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${shownHost}:${address.port}`;
+      listening = [host, shownHost];
       return url;
     },
     async close() {
@@ -251,6 +279,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const running = server;
       server = undefined;
       url = undefined;
+      listening = [];
       if (running === undefined) return;
       await new Promise<void>((resolve, reject) => {
         running.close((error) => (error === undefined ? resolve() : reject(error)));

@@ -30,8 +30,8 @@ export type {
   MessageListQuery,
   RatingWidgetListQuery,
 } from './listings.js';
-export { createClock } from './clock.js';
-export type { EmulatorClock, ClockOptions } from './clock.js';
+export { createClock, createRealTimeClock } from './clock.js';
+export type { EmulatorClock, ClockOptions, RealTimeClockOptions } from './clock.js';
 export { createSeededRandom } from './random.js';
 export type { RandomSource } from './random.js';
 export * from './errors.js';

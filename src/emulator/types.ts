@@ -57,11 +57,14 @@ export interface EmulatorOptions {
    */
   readonly chatPrefix?: string;
   /**
-   * The emulator clock, or the start time of a new manual clock (Unix ms). Payload timestamps,
-   * sentTime/deliveryTime/... and flag periods read it; move it with `advanceClock`.
+   * The emulator clock, or the start time of a new manual clock (Unix ms), or `'manual'` (a
+   * manual clock from now), or `'real-time'`: a clock that runs with real time (the CLI's
+   * default), so events seconds apart get different timestamps; `advanceClock` still moves it.
+   * Payload timestamps, sentTime/deliveryTime/... and flag periods read it. A manual clock only
+   * moves with `advanceClock`/`setClock`, so tests are deterministic.
    * @default a manual clock starting at the wall-clock time
    */
-  readonly clock?: EmulatorClock | number;
+  readonly clock?: EmulatorClock | number | 'manual' | 'real-time';
   /**
    * Retry schedule of failed deliveries (not documented by the platform).
    * `{ attempts: 1 }` turns retries off.
@@ -102,6 +105,14 @@ export interface EmulatorOptions {
   readonly routeGroups?: readonly RouteGroup[];
   /** Logger. @default pino({ level: 'silent' }) */
   readonly logger?: Logger;
+  /**
+   * More names the emulator answers to (e.g. `'emulator'`, a container's service name). Against
+   * DNS rebinding, a request whose `Host` header names anything but `localhost`, `127.0.0.1`,
+   * `[::1]`, the address the emulator listens on or one of these is refused with a 403. A port
+   * in an entry is ignored.
+   * @default []
+   */
+  readonly allowedHosts?: readonly string[];
 }
 
 /** Filter of {@link Emulator.deliveries}. */

@@ -247,7 +247,9 @@ describe('messaging-webhooks emulator', () => {
       const port = (busy.address() as AddressInfo).port;
       const run = await runCli(['emulator', '--port', String(port)]);
       expect(run.code).toBe(1);
-      expect(run.stderr.trim()).toBe(`error: port ${port} on 127.0.0.1 is already in use`);
+      expect(run.stderr.trim()).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use (--port 0 picks a free one)`,
+      );
     } finally {
       await new Promise<void>((resolve) => busy.close(() => resolve()));
     }

@@ -144,7 +144,8 @@ describe('scope table view model (rules 1-4 and 8)', () => {
     inspectorView(harness.emulator).numbers.find((n) => n.msisdn === msisdn)?.routes[type];
 
   it('says why, for each situation', async () => {
-    expect(routeOf(SEED.lite.msisdn, 'incoming')).toEqual({ url: null, reason: 'no default (rule 8)' });
+    // a fresh emulator: worded for someone who has configured nothing yet
+    expect(routeOf(SEED.lite.msisdn, 'incoming')).toEqual({ url: null, reason: 'nothing configured yet' });
     const a = harness.urls('a');
     const b = harness.urls('b');
     const byDefault = await harness.createConfig({
@@ -166,18 +167,18 @@ describe('scope table view model (rules 1-4 and 8)', () => {
     expect(routeOf(SEED.lite.msisdn, 'incoming')).toEqual({ url: b.incomingMessageURL, reason: 'override' });
     expect(routeOf(SEED.lite.msisdn, 'status')?.reason).toBe('disabled by override (rule 4)');
     expect(routeOf(SEED.lite.msisdn, 'session')?.reason).toBe('not set in override');
-    expect(routeOf(SEED.foreign.msisdn, 'incoming')?.reason).toBe('no default (rule 8)');
+    expect(routeOf(SEED.foreign.msisdn, 'incoming')?.reason).toBe('nothing configured yet');
     await harness
       .api()
       .delete(`${WEBHOOK_API}/${String(byDefault.id)}`)
       .set('authorization', SEED.supervisorKey);
-    expect(routeOf(SEED.cloud.msisdn, 'incoming')?.reason).toBe('no default (rule 8)');
+    expect(routeOf(SEED.cloud.msisdn, 'incoming')?.reason).toBe('no client default and no override (rule 8)');
     expect(routeOf(SEED.lite.msisdn, 'incoming')?.reason).toBe('override');
     await harness
       .api()
       .delete(`${WEBHOOK_API}/${String(override.id)}`)
       .set('authorization', SEED.supervisorKey);
-    expect(routeOf(SEED.lite.msisdn, 'incoming')?.reason).toBe('no default (rule 8)');
+    expect(routeOf(SEED.lite.msisdn, 'incoming')?.reason).toBe('nothing configured yet');
   });
 });
 

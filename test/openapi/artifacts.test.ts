@@ -76,7 +76,12 @@ describe('the payload type and resource files', () => {
 
 describe('the emulator', () => {
   it('serves the document at /_emulator/openapi.json, its server the emulator with its prefixes', async () => {
-    const emulator = createEmulator({ seed: 'empty', messagingPrefix: '/api', chatPrefix: '/live' });
+    const emulator = createEmulator({
+      seed: 'empty',
+      messagingPrefix: '/api',
+      chatPrefix: '/live',
+      allowedHosts: ['emulator.test'],
+    });
     const response = await request(emulator.listener)
       .get('/_emulator/openapi.json')
       .set('host', 'emulator.test:4010')

@@ -154,6 +154,7 @@ describe('every documented option is accepted', () => {
       faults: { duplicate: 0, outOfOrder: 0, delay: 0, fail: 0, delayMs: 0, seed: 7 },
       routeGroups: [],
       logger: silent,
+      allowedHosts: ['emulator'],
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(EMULATOR_OPTION_KEYS));
     // a seed or a snapshot to start from, not both (a TypeError says so)

@@ -15,6 +15,8 @@ import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
 /** Options of {@link createEmulatorApp}: the route table, and the context its errors and keys need. */
 export type EmulatorAppOptions = Pick<EmulatorContext, 'state' | 'logger' | 'now'> & {
   readonly router: RouteTable;
+  /** The DNS rebinding check (hosts.ts): true when the `Host` header names this emulator. */
+  readonly hostAllowed: (host: string | undefined) => boolean;
 };
 
 /** Largest accepted request body: 1 MiB. */
@@ -125,6 +127,14 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
       url = new URL(req.url, 'http://emulator.invalid');
     } catch (error) {
       throw new BadRequestError('Malformed request target', { cause: error, field: 'url' });
+    }
+    // Before anything else, the inspector included: a page of another site whose name resolves
+    // to this machine (DNS rebinding) sends its own name as Host, and its Origin matches it.
+    if (!options.hostAllowed(req.headers.host)) {
+      throw new ForbiddenError(
+        `Host ${JSON.stringify(req.headers.host ?? '')} is not a name of this emulator (localhost, 127.0.0.1, [::1] or the address it listens on); add it with the allowedHosts option or --allowed-host`,
+        { field: 'host' },
+      );
     }
     // A browser page of another site must not drive the emulator (a simple cross-site POST needs
     // no CORS preflight): a browser names the page's origin; API clients send none.

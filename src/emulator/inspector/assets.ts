@@ -81,6 +81,67 @@ export const SCRIPT = String.raw`'use strict';
     });
     return body;
   }
+  /** The configuration form's body: URLs given (or "" to disable), flags and version when chosen. */
+  function configBody(form) {
+    var el = form.elements;
+    var body = {};
+    if (form.dataset.id) body.id = form.dataset.id;
+    else if (el.messagingNumberId.value) body.messagingNumberId = el.messagingNumberId.value;
+    ['incomingMessageURL', 'statusUpdateURL', 'sessionStatusURL', 'eventWebhookURL', 'chatbotWebhookURL'].forEach(function (name) {
+      if (el['disable.' + name].checked) body[name] = '';
+      else if (el[name].value.trim()) body[name] = el[name].value.trim();
+    });
+    ['chatbotIncludeOutgoing', 'chatbotStopOnAgentAssignment'].forEach(function (name) {
+      if (el[name].value) body[name] = el[name].value === 'true';
+    });
+    if (el.chatbotPayloadVersion.value) body.chatbotPayloadVersion = el.chatbotPayloadVersion.value;
+    return body;
+  }
+  /** Back to creating: the form forgets the configuration it was editing. */
+  function newConfig(form) {
+    delete form.dataset.id;
+    byId('config-legend').textContent = 'New webhook configuration';
+    byId('config-save').textContent = 'Create';
+    byId('config-new').hidden = true;
+    form.elements.messagingNumberId.disabled = false;
+  }
+  function editConfig(button) {
+    var form = byId('config-form');
+    var config = JSON.parse(button.dataset.config);
+    var el = form.elements;
+    form.dataset.id = config.id;
+    el.key.value = button.dataset.key;
+    el.messagingNumberId.value = config.messagingNumberId || '';
+    // scope rule 7: an update cannot change the scope
+    el.messagingNumberId.disabled = true;
+    ['incomingMessageURL', 'statusUpdateURL', 'sessionStatusURL', 'eventWebhookURL', 'chatbotWebhookURL'].forEach(function (name) {
+      el[name].value = config[name] || '';
+      el['disable.' + name].checked = config[name] === '';
+    });
+    el.chatbotIncludeOutgoing.value = String(config.chatbotIncludeOutgoing);
+    el.chatbotStopOnAgentAssignment.value = String(config.chatbotStopOnAgentAssignment);
+    el.chatbotPayloadVersion.value = config.chatbotPayloadVersion || '';
+    byId('config-legend').textContent = 'Update configuration ' + config.id + ' (its scope cannot change: rule 7)';
+    byId('config-save').textContent = 'Update';
+    byId('config-new').hidden = false;
+    byId('config-result').textContent = '';
+    form.scrollIntoView({ block: 'nearest' });
+    el.incomingMessageURL.focus();
+  }
+  /** A call of the configuration API with a seed key: its answer shown in the form's output. */
+  function configCall(method, path, key, body) {
+    var out = byId('config-result');
+    return fetch(path, {
+      method: method,
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: key },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(function (r) { return r.text().then(function (text) {
+      show(out, r.status + ' ' + r.statusText, text);
+      if (r.ok) refresh();
+      return r.ok;
+    }); }, function (error) { show(out, 'Not sent', error.message); return false; });
+  }
+
   function openDelivery(id) {
     fetch('/_emulator/inspector/deliveries/' + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (e) {
       byId('h-detail').textContent = 'Delivery #' + e.sequence + ': ' + e.type + ' to ' + e.url;
@@ -103,6 +164,11 @@ export const SCRIPT = String.raw`'use strict';
     if (form.id === 'chat-filter') {
       ev.preventDefault();
       setPage(filtered(form, ['chats', 'customer', 'chatsBefore']), 'live-chat');
+      return;
+    }
+    if (form.id === 'config-form') {
+      ev.preventDefault();
+      configCall(form.dataset.id ? 'PUT' : 'POST', form.dataset.api, form.elements.key.value, configBody(form));
       return;
     }
     if (!form.dataset.post) return;
@@ -134,6 +200,16 @@ export const SCRIPT = String.raw`'use strict';
       if (el.dataset.value) moved.set(el.dataset.param, el.dataset.value);
       else moved.delete(el.dataset.param);
       setPage(moved, 'live-chat');
+    } else if (el.dataset.editConfig) {
+      editConfig(el);
+    } else if (el.dataset.deleteConfig) {
+      var form = byId('config-form');
+      var id = el.dataset.deleteConfig;
+      configCall('DELETE', form.dataset.api + '/' + encodeURIComponent(id), el.dataset.key).then(function (ok) {
+        if (ok && form.dataset.id === id) newConfig(form);
+      });
+    } else if (el.id === 'config-new') {
+      newConfig(byId('config-form'));
     } else if (el.dataset.open) {
       openDelivery(el.dataset.open);
     } else if (el.dataset.resend) {
@@ -193,4 +269,12 @@ output.result, #resend-result { display: block; white-space: pre-wrap; font-fami
 output.error { color: #a00; } output.ok { color: #060; }
 pre { background: #f6f6f9; border: 1px solid #ccd; padding: .5rem; max-height: 30rem; overflow: auto; }
 #detail { border: 2px solid #2a5bd7; padding: 0 1rem 1rem; border-radius: .4rem; }
+.empty { background: #eef4ff; border-left: 4px solid #2a5bd7; padding: .5rem .8rem; }
+.direction { background: #dde7fb; border-radius: .3rem; padding: 0 .3rem; font-size: .8rem; font-family: ui-monospace, monospace; }
+.mark.answered-duplicate { background: #cfe8cf; }
+.why { display: block; font-weight: normal; font-size: .8rem; }
+#config-form fieldset { max-width: 60rem; }
+#config-form .urls { display: grid; grid-template-columns: 1fr auto; gap: 0 1rem; align-items: end; }
+#config-form label.disable { white-space: nowrap; font-size: .85rem; }
+#config-form select { display: inline-block; width: auto; }
 `;

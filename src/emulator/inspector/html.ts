@@ -1,13 +1,21 @@
 import {
+  WEBHOOK_CONFIG_URL_FIELDS,
   CHATBOT_MESSAGE_TYPES,
   MESSAGE_CONTENT_TYPES,
   PARTNER_EVENT_TYPES,
   SESSION_STATUS_STRINGS,
   WEBHOOK_TYPES,
-  type PartnerEventType,
 } from '../../schemas/index.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import { FIRST_PAGE, logPage, type InspectorPage, type InspectorView, type LogQuery } from './model.js';
+import { PARTNER_EVENT_EXAMPLES } from '../examples.js';
+import {
+  deliveryNotes,
+  FIRST_PAGE,
+  logPage,
+  type InspectorPage,
+  type InspectorView,
+  type LogQuery,
+} from './model.js';
 
 /** Escapes text for HTML content and attribute values. */
 type Cell = string | number | boolean | null | undefined;
@@ -39,23 +47,7 @@ const form = (title: string, path: string, fields: string): string =>
 const shown = (url: string | undefined): string =>
   url === undefined ? '(unset)' : url.trim() === '' ? '"" (disabled)' : url;
 
-/** Example fields of each partner event type (the form's starting point). */
-const PARTNER_EXAMPLES: Record<PartnerEventType, Record<string, string>> = {
-  PHONE_QUALITY_CHANGED: {
-    qualityRating: 'YELLOW',
-    messagingLimitTier: 'TIER_1K',
-    channelStatus: 'CONNECTED',
-  },
-  TEMPLATE_STATUS_CHANGED: { templateName: 'welcome', templateStatus: 'APPROVED' },
-  TEMPLATE_QUALITY_CHANGED: {
-    templateName: 'welcome',
-    previousQualityScore: 'GREEN',
-    newQualityScore: 'RED',
-  },
-  TEMPLATE_COMPONENTS_CHANGED: { templateName: 'welcome', templateLanguage: 'en', templateElement: 'BODY' },
-  USER_PREFERENCE: { waId: '27831234567', category: 'MARKETING', preferenceValue: 'stop' },
-  USER_CHANGED_NUMBER: { oldNumber: '+27831234567', newNumber: '+27831234568' },
-};
+const PARTNER_EXAMPLES = PARTNER_EVENT_EXAMPLES;
 
 /** The query keys that place the state tables (the chat filter and the cursors). */
 const STATE_KEYS = [
@@ -117,8 +109,17 @@ export function stateParts(
         return `<td data-type="${t}"><span class="url">${esc(r.url ?? '(none)')}</span> <span class="reason">${esc(r.reason)}</span></td>`;
       }).join('')}</tr>`,
   );
-  const configs = view.configs.map((c) =>
-    row([
+  const keyOf = (clientRef: string): string | undefined =>
+    view.keys.find((k) => k.clientRef === clientRef)?.apiKey;
+  const configs = view.configs.map((c) => {
+    const key = keyOf(c.clientRef);
+    const { clientRef: _clientRef, ...fields } = c;
+    // the row's own values fill the form on Edit; the client's seed key authenticates the call
+    const actions =
+      key === undefined
+        ? '(no seed key for this client)'
+        : `<button data-edit-config="${esc(c.id)}" data-key="${esc(key)}" data-config="${esc(JSON.stringify(fields))}" aria-label="Edit configuration ${esc(c.id)}">Edit</button> <button data-delete-config="${esc(c.id)}" data-key="${esc(key)}" aria-label="Delete configuration ${esc(c.id)}">Delete</button>`;
+    return row([
       c.clientRef,
       c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
       c.id,
@@ -130,8 +131,8 @@ export function stateParts(
       c.chatbotIncludeOutgoing ? 'yes' : 'no',
       c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
       c.chatbotPayloadVersion ?? 'v1 (default)',
-    ]),
-  );
+    ]).replace(/<\/tr>$/, `<td>${actions}</td></tr>`);
+  });
   const messages = view.messages.rows.map(
     (m) =>
       `<tr>${[m.gstId, m.number, m.to, m.voice ? 'voice' : 'text', m.status].map((c) => `<td>${esc(c)}</td>`).join('')}<td>${
@@ -142,7 +143,13 @@ export function stateParts(
   );
   return {
     clock: `<p id="clock-view">Emulator clock: <time>${esc(time(view.clock))}</time></p>`,
-    scope: `<div id="scope-view">${table(
+    scope: `<div id="scope-view">${
+      view.configs.length === 0
+        ? '<p class="empty" id="no-config-scope">Nothing is configured yet, so no event goes anywhere: ' +
+          '<a href="#configs">configure a webhook</a> (a client default sends every number\'s events) ' +
+          'or start the emulator with <code>--forward-to &lt;receiver-url&gt;</code>.</p>'
+        : ''
+    }${table(
       'scope-table',
       'Where an event of each type on each number goes, and why (scope rules)',
       [
@@ -157,7 +164,14 @@ export function stateParts(
       ],
       scope,
     )}</div>`,
-    configs: `<div id="configs-view">${table(
+    configs: `<div id="configs-view">${
+      view.configs.length === 0
+        ? '<p id="no-config" class="empty"><strong>No webhook configured yet</strong>: events are not sent anywhere. ' +
+          'Create a client default with the form below (only the URLs you want), ' +
+          'or start the emulator with <code>messaging-webhooks emulator --forward-to http://localhost:3000/webhooks</code> ' +
+          "to send every type to your receiver's paths.</p>"
+        : ''
+    }${table(
       'configs-table',
       'Webhook configurations, in List order per client',
       [
@@ -172,6 +186,7 @@ export function stateParts(
         'chatbotIncludeOutgoing',
         'chatbotStopOnAgentAssignment',
         'chatbotPayloadVersion',
+        'Change',
       ],
       configs,
     )}</div>`,
@@ -214,7 +229,18 @@ function marks(entry: DeliveryLogEntry, sequenceOf: (id: string) => string): str
   if (entry.duplicateOf !== null) list.push(`duplicate of #${sequenceOf(entry.duplicateOf)}`);
   if (entry.resendOf !== null) list.push(`resend of #${sequenceOf(entry.resendOf)}`);
   if (entry.undocumented) list.push('undocumented');
-  return list.map((m) => `<span class="mark">${esc(m)}</span>`).join(' ');
+  const notes = deliveryNotes(entry);
+  const shownMarks = list.map((m) => `<span class="mark">${esc(m)}</span>`);
+  // what the receiver said and which way a chatbot event goes: marks of their own (not faults)
+  if (notes.direction !== null) {
+    shownMarks.unshift(`<span class="direction">${esc(notes.direction)}</span>`);
+  }
+  if (notes.answeredDuplicate) {
+    shownMarks.push(
+      '<span class="mark answered-duplicate" title="The receiver answered {&quot;duplicate&quot;: true}: it had this event already">receiver: duplicate</span>',
+    );
+  }
+  return shownMarks.join(' ');
 }
 
 /** The log view: filters' results, newest first, one page. */
@@ -243,7 +269,12 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
       e.responseStatus ?? (e.error === null ? '' : 'none'),
       e.latencyMs === null ? '' : `${e.latencyMs} ms`,
     ]
-      .map((c, i) => `<td${i === 4 ? ` class="state-${esc(state)}"` : ''}>${esc(c)}</td>`)
+      .map((c, i) => {
+        if (i !== 4) return `<td>${esc(c)}</td>`;
+        const failure = e.state === 'delivered' ? null : deliveryNotes(e).failure;
+        const why = failure === null ? '' : ` <span class="why">${esc(failure)}</span>`;
+        return `<td class="state-${esc(state)}">${esc(c)}${why}</td>`;
+      })
       .join(
         '',
       )}<td>${marks(e, sequenceOf)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
@@ -254,12 +285,46 @@ ${table('log-table', 'Delivery log', ['#', 'Emitted (emulator clock)', 'Type', '
 <nav aria-label="Log pages">${page > 0 ? link(0, 'Newest') + ' ' + link(page - 1, 'Newer') : ''} ${page < pages - 1 ? link(page + 1, 'Older') : ''}</nav></div>`;
 }
 
-/** The whole page. */
+/**
+ * The configuration form: create (POST) or, after a row's Edit, update (PUT) through the
+ * emulator's own configuration API at `api`, authenticated by the client's seed key; its errors
+ * are the API's, shown under the form.
+ */
+function configForm(view: InspectorView, api: string): string {
+  const clients = new Map<string, string>();
+  for (const k of view.keys) if (!clients.has(k.clientRef)) clients.set(k.clientRef, k.apiKey);
+  const tri = (name: string, unset: string): string =>
+    `<label>${name} <select name="${name}"><option value="">${esc(unset)}</option><option value="true">true</option><option value="false">false</option></select></label>`;
+  return `<form id="config-form" data-api="${esc(api)}"><fieldset><legend id="config-legend">New webhook configuration</legend>
+<label>Client (its seed API key authenticates the call) <select name="key">${options(
+    [...clients.values()],
+    undefined,
+    [...clients].map(([ref, key]) => `client ${ref} (${key})`),
+  )}</select></label>
+<label>Scope <select name="messagingNumberId">${options(
+    ['', ...view.numbers.map((n) => n.messagingNumberId)],
+    undefined,
+    [
+      'client default (every number without an override)',
+      ...view.numbers.map((n) => `override for ${n.msisdn} (client ${n.clientRef})`),
+    ],
+  )}</select></label>
+<div class="urls">${WEBHOOK_CONFIG_URL_FIELDS.map(
+    (field) =>
+      `<label>${field} <input name="${field}" placeholder="unset" spellcheck="false"></label><label class="disable"><input type="checkbox" name="disable.${field}"> disable ${field} (sends "", rule 4)</label>`,
+  ).join('')}</div>
+${tri('chatbotIncludeOutgoing', 'unset (false)')}${tri('chatbotStopOnAgentAssignment', 'unset (false)')}<label>chatbotPayloadVersion <select name="chatbotPayloadVersion"><option value="">unset (v1)</option><option value="v1">v1</option><option value="v2">v2</option></select></label>
+<button id="config-save">Create</button> <button type="button" id="config-new" hidden>New configuration instead</button>
+<output id="config-result" class="result" aria-live="polite"></output></fieldset></form>`;
+}
+
+/** The whole page. `api` is the configuration API's path (with the messaging prefix). */
 export function page(
   view: InspectorView,
   log: readonly DeliveryLogEntry[],
   query: LogQuery,
   url: string,
+  api = '/Messaging/MessagingClientWebHook',
 ): string {
   const parts = stateParts(view, query);
   const numbers = view.numbers.map((n) => n.msisdn);
@@ -284,7 +349,8 @@ export function page(
 <p>For each number and webhook type: the URL an event would be POSTed to, and the scope rule that decides it.</p>
 ${parts.clock}${parts.scope}
 </section>
-<section id="configs" aria-labelledby="h-configs"><h2 id="h-configs">Configurations</h2>${parts.configs}</section>
+<section id="configs" aria-labelledby="h-configs"><h2 id="h-configs">Configurations</h2>${parts.configs}
+${configForm(view, api)}</section>
 <section id="log" aria-labelledby="h-log"><h2 id="h-log">Delivery log <span id="live" role="status"></span></h2>
 <form id="log-filter" method="get" action="/_emulator">${filterSelect('Type', 'type', WEBHOOK_TYPES)} ${filterSelect('State', 'state', ['queued', 'held', 'delivering', 'delivered', 'failed'])} ${filterSelect('Number', 'number', numbers)} <button>Filter</button></form>
 ${logPart(log, query)}

@@ -33,6 +33,8 @@ export interface Inspector {
 
 /** What the inspector needs of the emulator. */
 export type InspectedEmulator = Pick<Emulator, 'state' | 'clock' | 'deliveries' | 'subscribeDeliveries'> & {
+  /** The API prefixes (the configuration form calls the configuration API). @default no messaging prefix */
+  readonly prefixes?: Pick<Emulator['prefixes'], 'messaging'>;
   /** True for a seed user's seeded key: the only keys the page lists. @default every key */
   readonly isSeedKey?: (userId: string, apiKey: string) => boolean;
 };
@@ -125,7 +127,8 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       if (!wantsHtml(req)) return next();
       const query = logQuery(url.searchParams);
       const view = inspectorView(emulator, query);
-      return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`));
+      const api = `${emulator.prefixes?.messaging ?? ''}/Messaging/MessagingClientWebHook`;
+      return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`, api));
     }
     if (!path.startsWith(`${INSPECTOR_PREFIX}/`)) return next();
     const rest = path.slice(INSPECTOR_PREFIX.length + 1);

@@ -18,7 +18,16 @@ import type { Emulator } from '../types.js';
 /** Where an event of one type on one number would go, and which scope rule says so. */
 export interface InspectorRoute {
   readonly url: string | null;
-  readonly reason: WebhookRouteReason | 'Cloud number: no session events';
+  /**
+   * The scope rule's answer, worded for the reader: where no configuration applies, `nothing
+   * configured yet` when the client has none at all (a fresh emulator), else `no client default
+   * and no override (rule 8)`.
+   */
+  readonly reason:
+    | Exclude<WebhookRouteReason, 'no default (rule 8)'>
+    | 'Cloud number: no session events'
+    | 'nothing configured yet'
+    | 'no client default and no override (rule 8)';
 }
 
 /** One page of a table of the view: its rows, how many there are in all, the next page's cursor. */
@@ -217,7 +226,15 @@ export function inspectorView(
             number.messagingNumber.id,
             type,
           );
-          return [type, { url: url ?? null, reason }];
+          if (reason !== 'no default (rule 8)') return [type, { url: url ?? null, reason }];
+          const configured = state.webhookConfigsOfClient(number.clientId).length > 0;
+          return [
+            type,
+            {
+              url: null,
+              reason: configured ? 'no client default and no override (rule 8)' : 'nothing configured yet',
+            },
+          ];
         }),
       ) as Record<WebhookType, InspectorRoute>;
       return {
@@ -280,6 +297,54 @@ export function inspectorView(
       next: messages.nextCursor,
     },
   };
+}
+
+/** What the receiver's answer says of a delivery, beyond its status. */
+export interface DeliveryNotes {
+  /** The receiver answered that it had seen the event already (`{"duplicate": true}`). */
+  readonly answeredDuplicate: boolean;
+  /** A chatbot event's direction. */
+  readonly direction: 'INCOMING' | 'OUTGOING' | null;
+  /**
+   * Why the last attempt failed, in plain words: `connection refused`, `timeout (no answer
+   * within 5000 ms)`, `HTTP 500: <first bytes of the body>`, else the error; null when it did not.
+   */
+  readonly failure: string | null;
+}
+
+/** Length of the receiver's body quoted in a failure reason. */
+const QUOTED_BODY = 80;
+
+/** The notes of a log entry (see {@link DeliveryNotes}). */
+export function deliveryNotes(entry: DeliveryLogEntry): DeliveryNotes {
+  let answeredDuplicate = false;
+  if (entry.responseBody !== null && entry.responseStatus !== null && entry.responseStatus < 300) {
+    try {
+      const body = JSON.parse(entry.responseBody) as { duplicate?: unknown } | null;
+      answeredDuplicate = typeof body === 'object' && body !== null && body.duplicate === true;
+    } catch {
+      // not JSON: the receiver said nothing about duplicates
+    }
+  }
+  const direction = entry.type === 'chatbot' ? entry.payload.direction : undefined;
+  return {
+    answeredDuplicate,
+    direction: direction === 'INCOMING' || direction === 'OUTGOING' ? direction : null,
+    failure: failureOf(entry),
+  };
+}
+
+function failureOf(entry: DeliveryLogEntry): string | null {
+  if (entry.error === null) return null;
+  if (entry.responseStatus !== null) {
+    const body = (entry.responseBody ?? '').replace(/\s+/g, ' ').trim();
+    const quoted = body.length > QUOTED_BODY ? `${body.slice(0, QUOTED_BODY)}…` : body;
+    return `HTTP ${entry.responseStatus}${quoted === '' ? '' : `: ${quoted}`}`;
+  }
+  if (/ECONNREFUSED/.test(entry.error)) return 'connection refused';
+  const timeout = /^Timed out after (\d+) ms/.exec(entry.error);
+  if (timeout !== null) return `timeout (no answer within ${timeout[1] ?? ''} ms)`;
+  return entry.error;
 }
 
 /** One page of the delivery log, newest first, and the totals for the pager. */
