@@ -1,4 +1,5 @@
 import type { PayloadIssue } from './schemas/index.js';
+import { CodedError } from './util/errors.js';
 
 /** Every error code the receiver answers with, each with its HTTP status. */
 export const ERROR_STATUS = {
@@ -26,8 +27,7 @@ export type WebhookErrorCode = keyof typeof ERROR_STATUS;
  * Base class of every error the receiver answers with. `code` is a literal per subclass;
  * `toErrorResponse` maps any of them to an HTTP status and a JSON body.
  */
-export abstract class WebhookError extends Error {
-  abstract readonly code: WebhookErrorCode;
+export abstract class WebhookError extends CodedError<WebhookErrorCode> {
   /** Extra response headers (Allow, Retry-After). */
   readonly headers: Readonly<Record<string, string>> = {};
 

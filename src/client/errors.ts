@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CodedError } from '../util/errors.js';
 
 /** Machine-readable codes of the client's errors. */
 export type PlatformErrorCode =
@@ -27,15 +28,13 @@ export interface PlatformErrorOptions {
  * `body` are the response's (the platform's error body is `{ status: "ERROR", message,
  * requestId, timestamp }`; see {@link errorMessageOf}).
  */
-export abstract class PlatformError extends Error {
-  abstract readonly code: PlatformErrorCode;
-  override readonly name: string = 'PlatformError';
+export abstract class PlatformError extends CodedError<PlatformErrorCode> {
   readonly status: number;
   readonly body: unknown;
   readonly request: { readonly method: string; readonly url: string };
 
   constructor(message: string, options: PlatformErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.status = options.status;
     this.body = options.body;
     this.request = options.request;
@@ -45,43 +44,36 @@ export abstract class PlatformError extends Error {
 /** 400: the platform refused the request body or query (the emulator names the field in `body.field`). */
 export class PlatformBadRequestError extends PlatformError {
   readonly code = 'BAD_REQUEST';
-  override readonly name = 'PlatformBadRequestError';
 }
 
 /** 401: missing, unknown or signed-out API key. */
 export class PlatformUnauthorizedError extends PlatformError {
   readonly code = 'UNAUTHORIZED';
-  override readonly name = 'PlatformUnauthorizedError';
 }
 
 /** 403: e.g. a number not linked to your client, or getCurrentClientUsers without SUPERVISOR. */
 export class PlatformForbiddenError extends PlatformError {
   readonly code = 'FORBIDDEN';
-  override readonly name = 'PlatformForbiddenError';
 }
 
 /** 404: unknown id or path. */
 export class PlatformNotFoundError extends PlatformError {
   readonly code = 'NOT_FOUND';
-  override readonly name = 'PlatformNotFoundError';
 }
 
 /** 409: e.g. a second client default webhook configuration. */
 export class PlatformConflictError extends PlatformError {
   readonly code = 'CONFLICT';
-  override readonly name = 'PlatformConflictError';
 }
 
 /** Any other non-2xx status. */
 export class PlatformHttpError extends PlatformError {
   readonly code = 'HTTP_ERROR';
-  override readonly name = 'PlatformHttpError';
 }
 
 /** A 2xx response whose body does not match the documented shape. */
 export class PlatformResponseValidationError extends PlatformError {
   readonly code = 'INVALID_RESPONSE';
-  override readonly name = 'PlatformResponseValidationError';
   /** The zod issues. */
   readonly issues: readonly z.core.$ZodIssue[];
 
@@ -97,7 +89,6 @@ export class PlatformResponseValidationError extends PlatformError {
 /** No response: connection refused, DNS failure, aborted (`status` is 0). */
 export class PlatformNetworkError extends PlatformError {
   readonly code = 'NETWORK_ERROR';
-  override readonly name = 'PlatformNetworkError';
 }
 
 /** The `message` of a platform error body, when it has one. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createClock, createRealTimeClock, type EmulatorClock } from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
-import { createDeliverer, type RetryOptions } from './emit/delivery.js';
+import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
 import {
   createFaultPlanner,
@@ -66,7 +66,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'logger',
   'allowedHosts',
 ]);
-const EMULATOR_RETRY_KEYS = optionKeys<RetryOptions>()(['attempts', 'backoffMs']);
+const EMULATOR_RETRY_KEYS = optionKeys<DeliveryRetryOptions>()(['attempts', 'backoffMs']);
 const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
 const FAULT_PROBABILITY_KEYS = Object.keys(faultProbabilitiesSchema.shape);
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CodedError } from '../util/errors.js';
 
 /** Machine-readable codes of the emulator's errors. */
 export type EmulatorErrorCode =
@@ -24,75 +25,104 @@ export interface EmulatorErrorOptions {
   readonly details?: Readonly<Record<string, unknown>>;
 }
 
+/** Every code the emulator answers with, each with its HTTP status. */
+export const EMULATOR_ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  BAD_REQUEST: 400,
+  ILLEGAL_TRANSITION: 409,
+  NUMBER_FLAGGED: 409,
+  SESSION_NOT_SUPPORTED: 409,
+  AGENT_UNAVAILABLE: 409,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  INTERNAL: 500,
+} as const satisfies Record<EmulatorErrorCode, number>;
+
 /**
- * Base class of every error the emulator raises, from JS methods and over HTTP alike.
- * {@link toErrorResponse} maps one to an HTTP status and JSON body.
+ * Base class of every error the emulator raises, from JS methods and over HTTP alike: one
+ * subclass per code (the package's one error pattern, `CodedError`). {@link toErrorResponse} maps
+ * one to an HTTP status and JSON body.
  */
-export class EmulatorError extends Error {
-  override readonly name: string = 'EmulatorError';
+export abstract class EmulatorError extends CodedError<EmulatorErrorCode> {
   readonly field: string | undefined;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(
-    readonly code: EmulatorErrorCode,
-    readonly status: number,
-    message: string,
-    options: EmulatorErrorOptions = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, options: EmulatorErrorOptions = {}) {
+    super(message, options);
     this.field = options.field;
     this.details = options.details;
   }
-}
 
-/** The base of a subclass: its name, code and status fixed, the constructor `(message, options?)`. */
-function errorClass<N extends string>(
-  name: N,
-  code: EmulatorErrorCode,
-  status: number,
-): new (message: string, options?: EmulatorErrorOptions) => EmulatorError & { readonly name: N } {
-  return class extends EmulatorError {
-    override readonly name: N = name;
-    constructor(message: string, options?: EmulatorErrorOptions) {
-      super(code, status, message, options);
-    }
-  };
+  get status(): number {
+    return EMULATOR_ERROR_STATUS[this.code];
+  }
 }
 
 /** 401: missing or unknown API key (section Errors, 401 response). */
-export class UnauthorizedError extends errorClass('UnauthorizedError', 'UNAUTHORIZED', 401) {
+export class UnauthorizedError extends EmulatorError {
+  readonly code = 'UNAUTHORIZED';
   constructor(message = 'Unauthorized user: missing or invalid API key', options?: EmulatorErrorOptions) {
     super(message, options);
   }
 }
 
 /** 403: the resource belongs to another client, or the caller lacks the role. */
-export class ForbiddenError extends errorClass('ForbiddenError', 'FORBIDDEN', 403) {}
+export class ForbiddenError extends EmulatorError {
+  readonly code = 'FORBIDDEN';
+}
 
 /** 404: unknown id or path. */
-export class NotFoundError extends errorClass('NotFoundError', 'NOT_FOUND', 404) {}
+export class NotFoundError extends EmulatorError {
+  readonly code = 'NOT_FOUND';
+}
 
 /** 409: a uniqueness rule (scope rule 5) or a state rule refuses the request. */
-export class ConflictError extends errorClass('ConflictError', 'CONFLICT', 409) {}
+export class ConflictError extends EmulatorError {
+  readonly code = 'CONFLICT';
+}
 
 /** 400: a malformed body or query; `field` names the culprit. */
-export class BadRequestError extends errorClass('BadRequestError', 'BAD_REQUEST', 400) {}
+export class BadRequestError extends EmulatorError {
+  readonly code = 'BAD_REQUEST';
+}
 
 /** 409: a delivery status or session change the transition tables do not allow. */
-export class IllegalTransitionError extends errorClass('IllegalTransitionError', 'ILLEGAL_TRANSITION', 409) {}
+export class IllegalTransitionError extends EmulatorError {
+  readonly code = 'ILLEGAL_TRANSITION';
+}
 
 /** 409: a flagged number tried to reconnect before its flag period ended. */
-export class NumberFlaggedError extends errorClass('NumberFlaggedError', 'NUMBER_FLAGGED', 409) {}
+export class NumberFlaggedError extends EmulatorError {
+  readonly code = 'NUMBER_FLAGGED';
+}
 
 /** 409: a session change on a Cloud number (only Lite numbers have sessions). */
-export class SessionNotSupportedError extends errorClass(
-  'SessionNotSupportedError',
-  'SESSION_NOT_SUPPORTED',
-  409,
-) {}
+export class SessionNotSupportedError extends EmulatorError {
+  readonly code = 'SESSION_NOT_SUPPORTED';
+}
 
 /** 409: the requested agent is offline, disabled or at its agentChatLimit. */
-export class AgentUnavailableError extends errorClass('AgentUnavailableError', 'AGENT_UNAVAILABLE', 409) {}
+export class AgentUnavailableError extends EmulatorError {
+  readonly code = 'AGENT_UNAVAILABLE';
+}
+
+/** 405: A method the route does not serve. */
+export class MethodNotAllowedError extends EmulatorError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+}
+
+/** 413: A request body over the emulator's limit. */
+export class PayloadTooLargeError extends EmulatorError {
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+/** 500: A bug in the emulator: a state or payload it should never have built. */
+export class InternalError extends EmulatorError {
+  readonly code = 'INTERNAL';
+}
 
 /** The JSON body of every error response. */
 export interface ErrorBody {
@@ -118,9 +148,7 @@ export interface ErrorBody {
  */
 export function toErrorResponse(error: unknown, now: Date): { status: number; body: ErrorBody } {
   const known =
-    error instanceof EmulatorError
-      ? error
-      : new EmulatorError('INTERNAL', 500, 'Internal emulator error', { cause: error });
+    error instanceof EmulatorError ? error : new InternalError('Internal emulator error', { cause: error });
   const body: ErrorBody = {
     ...known.details,
     status: 'ERROR',

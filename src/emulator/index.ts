@@ -49,8 +49,12 @@ export type {
 } from './http/router.js';
 export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
-export type { Page } from './http/page.js';
-export type { DeliveryAttempt, DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
+export type {
+  DeliveryAttempt,
+  DeliveryLogEntry,
+  DeliveryRetryOptions,
+  DeliveryState,
+} from './emit/delivery.js';
 export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
 export { CONTROL_PREFIX } from './routes/control.js';
 export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';

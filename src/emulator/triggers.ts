@@ -23,7 +23,7 @@ import type { EmulatorClock } from './clock.js';
 import {
   BadRequestError,
   ConflictError,
-  EmulatorError,
+  InternalError,
   IllegalTransitionError,
   NotFoundError,
   NumberFlaggedError,
@@ -372,7 +372,7 @@ export function createTriggers(
 
   function numberOfParticipant(participant: EmulatorChatParticipant): EmulatorNumber {
     const number = state.numbers.get(participant.numberId);
-    if (number === undefined) throw new EmulatorError('INTERNAL', 500, 'Chat participant without a number');
+    if (number === undefined) throw new InternalError('Chat participant without a number');
     return number;
   }
 
@@ -426,7 +426,7 @@ export function createTriggers(
   /** The status event of a message: the message alone says who it went to (its chat may be gone). */
   function statusEmission(message: OutboundMessage, trigger: EmissionInput): MessageResult {
     const number = state.numbers.get(message.numberId);
-    if (number === undefined) throw new EmulatorError('INTERNAL', 500, 'Outbound message without a number');
+    if (number === undefined) throw new InternalError('Outbound message without a number');
     const payload = buildStatusPayload(number, message);
     const delivery = emitter.emit('status', number, payload, {
       faults: trigger.faults,

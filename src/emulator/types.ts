@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import type { WebhookConfig, WebhookType } from '../schemas/index.js';
 import type { EmulatorClock } from './clock.js';
 import type { EmulatorPrefixes, RouteGroup } from './context.js';
-import type { DeliveryAttempt, DeliveryLogEntry, DeliveryState, RetryOptions } from './emit/delivery.js';
+import type {
+  DeliveryAttempt,
+  DeliveryLogEntry,
+  DeliveryState,
+  DeliveryRetryOptions,
+} from './emit/delivery.js';
 import type { Fault, FaultProbabilities } from './emit/faults.js';
 import type { Router } from './http/router.js';
 import type {
@@ -70,7 +75,7 @@ export interface EmulatorOptions {
    * `{ attempts: 1 }` turns retries off.
    * @default { attempts: 3 } with the dispatcher's exponential backoff from 1 s (1 s, 2 s, ...)
    */
-  readonly retry?: RetryOptions;
+  readonly retry?: DeliveryRetryOptions;
   /**
    * Deliveries in flight at once, over keep-alive connections. One conversation's events to one
    * URL still go out one at a time, in order (the documentation is silent on concurrency; a

@@ -8,7 +8,7 @@ import type { WebhookType } from '../../schemas/index.js';
 import type { FaultKind, ResolvedFault } from './faults.js';
 
 /** Retry schedule of failed deliveries (not shown in the documentation: an emulator choice). */
-export interface RetryOptions {
+export interface DeliveryRetryOptions {
   /**
    * Total attempts per delivery, the first included. `1` turns retries off.
    * @default 3
@@ -93,7 +93,7 @@ export interface DeliveryRequest extends Pick<
 /** Options of {@link createDeliverer}. */
 export interface DelivererOptions {
   readonly logger: Logger;
-  readonly retry: { readonly attempts: number; readonly backoffMs?: RetryOptions['backoffMs'] };
+  readonly retry: { readonly attempts: number; readonly backoffMs?: DeliveryRetryOptions['backoffMs'] };
   /** Per-attempt timeout, real milliseconds. */
   readonly timeoutMs: number;
   /** Extra headers on every delivery. */

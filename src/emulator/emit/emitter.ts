@@ -5,7 +5,7 @@ import {
   type WebhookType,
 } from '../../schemas/index.js';
 import type { EmulatorClock } from '../clock.js';
-import { EmulatorError } from '../errors.js';
+import { InternalError } from '../errors.js';
 import {
   webhookConfigFor,
   type EmulatorNumber,
@@ -70,7 +70,7 @@ export function createEmitter(
               : { chatbotPayloadVersion: options.chatbotPayloadVersion },
           );
       if (!parsed.success) {
-        throw new EmulatorError('INTERNAL', 500, `Emulator built an invalid ${type} payload`, {
+        throw new InternalError(`Emulator built an invalid ${type} payload`, {
           details: { issues: parsed.issues },
         });
       }

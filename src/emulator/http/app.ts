@@ -1,6 +1,14 @@
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { BadRequestError, EmulatorError, ForbiddenError, NotFoundError, toErrorResponse } from '../errors.js';
+import {
+  BadRequestError,
+  EmulatorError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  toErrorResponse,
+} from '../errors.js';
 import type { EmulatorContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
@@ -75,7 +83,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     built.use((req, res) => {
       const { allowed, path } = locals(res);
       if (allowed === undefined) throw new NotFoundError(`No emulator route for ${req.method} ${path}`);
-      throw new EmulatorError('METHOD_NOT_ALLOWED', 405, `${req.method} is not allowed on ${path}`, {
+      throw new MethodNotAllowedError(`${req.method} is not allowed on ${path}`, {
         details: { allowed },
       });
     });
@@ -195,7 +203,7 @@ function toEmulatorError(error: unknown, method: string, path: string): Emulator
   if (error instanceof URIError) return new NotFoundError(`No emulator route for ${method} ${path}`);
   const { type, status, message } = error as { type?: unknown; status?: unknown; message?: unknown };
   if (type === 'entity.too.large') {
-    return new EmulatorError('PAYLOAD_TOO_LARGE', 413, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    return new PayloadTooLargeError(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
   }
   // the body parser's other refusals (aborted request, unsupported content-encoding, a body its
   // inflater cannot decode: zlib's errors carry a 400 status but no type)

@@ -1,14 +1,5 @@
+import type { Page } from '../../schemas/index.js';
 import { BadRequestError } from '../errors.js';
-
-/** The Page fields seen in the documentation. */
-export interface Page<T> {
-  readonly content: readonly T[];
-  readonly totalElements: number;
-  readonly totalPages: number;
-  /** Zero-based page index. */
-  readonly number: number;
-  readonly size: number;
-}
 
 /** Default page size when `size` is omitted (not shown in the documentation). */
 export const DEFAULT_PAGE_SIZE = 20;
