@@ -148,6 +148,19 @@ describe.each(ADAPTERS)('$name', (adapter) => {
     expect(total.invalid + total.rejected).toBe(1);
   });
 
+  // Issue 24 item 3: Fastify answered these with its 404, quoting the path (token included), uncounted.
+  it.each(['PROPFIND', 'LOCK', 'MKCOL', 'PURGE', 'SEARCH', 'PUT', 'OPTIONS'])(
+    'answers %s on a token path 405 JSON, counted, without echoing the path',
+    async (method) => {
+      const receiver = await mount({ token: 'tok-SECRET-123' });
+      const answer = await receiver.send({ method, path: '/webhooks/tok-SECRET-123/chatbot' });
+      expectJsonError(answer, 405, 'method_not_allowed');
+      expect(answer.headers.allow).toBe('POST');
+      expect(JSON.stringify(answer)).not.toContain('tok-SECRET');
+      expect(receiver.controls.stats().chatbot).toMatchObject({ received: 1, rejected: 1 });
+    },
+  );
+
   it('acknowledges a valid event with 200 {received: true} and runs its callback once', async () => {
     const { seen, onChatbot } = recorder();
     const receiver = await mount({ onChatbot });
