@@ -20,7 +20,7 @@ import {
 } from '../pipeline/index.js';
 import { collectBody } from './body.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { capture, captureSettingsOf, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
+import { capture, captureSettingsOf, encodingError, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -129,6 +129,12 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
           // Nothing will read the body: discard it rather than leave the socket stalled.
           (stream ?? request.raw).resume();
           send(reply, toErrorResponse(head));
+          return;
+        }
+        const encoding = encodingError(request.headers['content-encoding']);
+        if (encoding !== undefined) {
+          stream?.resume();
+          send(reply, pipeline.refuse(head, encoding));
           return;
         }
         if (stream === undefined) {
