@@ -106,16 +106,16 @@ const CARRIER_GETTER: TextMapGetter<Readonly<Record<string, string>>> = {
 const LOCAL_CONTEXTS = new WeakMap<object, SpanContext>();
 
 /**
- * One request, traced once it is answered or dispatched: its span starts then (with the time the
- * request arrived), because only then is it known whether the sender authenticated. Until then it
- * holds both candidate parents: the context the request arrived in (an HTTP instrumentation's
- * span, or none), and that context with the trace context the sender sent (`traceparent`,
- * `tracestate`).
+ * One traced request. When the sender sent a trace context, its span starts only once the request
+ * is answered or dispatched (with the time the request arrived), because only then is it known
+ * whether the sender authenticated; until then it holds both candidate parents: the context the
+ * request arrived in, and that context with the sender's `traceparent` and `tracestate`.
+ * Otherwise (the common case) the span starts at once: there is no choice to make.
  */
 class Receive {
-  span: Span | undefined;
   dedupe: string | undefined;
   constructor(
+    public span: Span | undefined,
     readonly options: SpanOptions,
     readonly url: string,
     readonly arrived: Context,
@@ -248,11 +248,17 @@ function createTracer(
   return {
     requested(request) {
       const arrived = context.active();
+      const options = receiveOptions(request.method);
       // Under an HTTP instrumentation's span, a child of it; else, once the request is known to be
       // authenticated, of the trace context the sender sent, if any.
-      const sent =
-        trace.getSpan(arrived) === undefined ? propagator.extract(arrived, request, HEAD_GETTER) : arrived;
-      return new Receive(receiveOptions(request.method), request.url, arrived, sent, performance.now());
+      if (trace.getSpan(arrived) === undefined) {
+        const sent = propagator.extract(arrived, request, HEAD_GETTER);
+        if (trace.getSpan(sent) !== undefined)
+          return new Receive(undefined, options, request.url, arrived, sent, performance.now());
+      }
+      const span = tracer.startSpan(RECEIVE, options, arrived);
+      // No SDK (the API's no-op tracer): nothing more to do for this request.
+      return traced(span) ? new Receive(span, options, request.url, arrived, arrived, 0) : undefined;
     },
 
     dispatching(scope, job, claimed) {
@@ -260,7 +266,7 @@ function createTracer(
       // Dispatched: the request passed the token check.
       const span = started(receive, true);
       receive.dedupe = claimed ? 'new' : job.dedupeKey === undefined ? 'off' : 'unavailable';
-      // No SDK (the API's no-op tracer): nothing to carry.
+      // No SDK (the API's no-op tracer) under a sender's trace context: nothing to carry.
       if (!traced(span)) return job;
       if (span.isRecording()) {
         setMessageId(span, job.requestId);
