@@ -360,8 +360,8 @@ function createTracer(
  *   child of the active span (an HTTP instrumentation's), else of a trace context the request
  *   carries, but only for a request that passed the token check: one refused before it (404,
  *   405, 401) takes neither parent nor `tracestate` from the sender, so a sampled `traceparent`
- *   cannot force it past the sampler. The span starts when the request is answered or
- *   dispatched, with the time it arrived.
+ *   cannot force it past the sampler. A request carrying a trace context has its span started
+ *   when it is answered or dispatched, with the time it arrived.
  * - `webhook process` (kind CONSUMER), one per callback attempt: a child of, and linked to, the
  *   receive span; `messaging.operation.type` `process`, `messaging_webhooks.attempt` and
  *   `.outcome`, `error.type` (the error's code or name, never its message) on a failure. The
