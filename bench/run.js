@@ -97,6 +97,13 @@ const SCENARIOS = [
     module: './scenarios/otel.js',
   },
   {
+    id: 14,
+    name: 'dedupe-flood',
+    aliases: ['hash-flood'],
+    title: 'Dedupe store under hash flooding: crafted ÷ random claims; seeded table vs lru-cache',
+    module: './scenarios/dedupe-flood.js',
+  },
+  {
     id: 11,
     name: 'ladder',
     optIn: true,

@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   unsupported_media_type: 415,
+  unsupported_encoding: 415,
   payload_too_large: 413,
   request_timeout: 408,
   headers_too_large: 431,
@@ -69,6 +70,19 @@ export class UnsupportedMediaTypeError extends WebhookError {
   constructor(contentType: string | undefined) {
     super(
       `Expected Content-Type application/json, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`,
+    );
+  }
+}
+
+/**
+ * 415: a body with a Content-Encoding other than `identity` (gzip, br, ...). Refused before the
+ * body is read: a compressed body is never inflated, so it cannot grow past `bodyLimit` once decoded.
+ */
+export class UnsupportedEncodingError extends WebhookError {
+  readonly code = 'unsupported_encoding';
+  constructor(encoding: string) {
+    super(
+      `Content-Encoding ${JSON.stringify(encoding.slice(0, 64))} is not supported; send the body unencoded (identity)`,
     );
   }
 }

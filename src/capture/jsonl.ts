@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DeadLetter, UnfinishedJob, WebhookJob } from '../dispatch/types.js';
 import type { CaptureRecord } from './types.js';
@@ -14,6 +14,45 @@ export interface JsonlSinkOptions {
   readonly maxPendingBytes?: number | undefined;
   /** Called when the file cannot be written; writing stops. @default errors are kept for flush()/close() */
   readonly onError?: ((error: Error) => void) | undefined;
+  /**
+   * Permissions of the file when the sink creates it (an existing file keeps its own), before
+   * the process umask. The lines hold phone numbers and message text: owner only by default.
+   * @default 0o600
+   */
+  readonly fileMode?: number | undefined;
+  /**
+   * Permissions of each missing directory of the path the sink creates, before the umask.
+   * @default 0o700
+   */
+  readonly directoryMode?: number | undefined;
+}
+
+/** Permissions of a JSONL file the library creates: read and write by its owner only. */
+export const DEFAULT_FILE_MODE = 0o600;
+/** Permissions of a directory the library creates for a JSONL file: its owner only. */
+export const DEFAULT_DIRECTORY_MODE = 0o700;
+
+/**
+ * Append, create, and never through a symbolic link at the last path component: a link planted
+ * where the file is expected (pointing at another user's file, or at a file the process may
+ * write) is refused by the kernel (ELOOP) instead of appended to. Windows has no O_NOFOLLOW.
+ */
+const APPEND_NO_FOLLOW =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
+function checkMode(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= 0o7777)) {
+    throw new TypeError(`${name}: expected permission bits such as 0o600, got ${String(value)}`);
+  }
+}
+
+/** An open or write failure as reported: a refused symbolic link says so in plain words. */
+function describeFailure(file: string, error: Error): Error {
+  if ((error as NodeJS.ErrnoException).code !== 'ELOOP') return error;
+  return new Error(
+    `${file} is a symbolic link: refused, not followed (the file is opened with O_NOFOLLOW); give the real path`,
+    { cause: error },
+  );
 }
 
 /**
@@ -41,7 +80,10 @@ export interface JsonlSink {
 export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 /**
- * Opens `file` (and its directory, created when missing) for appending JSON lines.
+ * Opens `file` (and its directory, created when missing) for appending JSON lines. A file it
+ * creates is `fileMode` (0600), each directory it creates `directoryMode` (0700); a symbolic link
+ * at `file` itself is refused (the failure reaches `onError`, `flush()` and `close()`), never
+ * followed.
  *
  * @example
  * const sink = createJsonlSink('.spill/unfinished.jsonl');
@@ -58,8 +100,15 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
       `maxPendingBytes: expected a positive integer, got ${String(options.maxPendingBytes)}`,
     );
   }
-  mkdirSync(dirname(file), { recursive: true });
-  const stream: WriteStream = createWriteStream(file, { flags: 'a', encoding: 'utf8' });
+  checkMode('fileMode', options.fileMode);
+  checkMode('directoryMode', options.directoryMode);
+  mkdirSync(dirname(file), { recursive: true, mode: options.directoryMode ?? DEFAULT_DIRECTORY_MODE });
+  const stream: WriteStream = createWriteStream(file, {
+    // Numeric flags: fs.open takes them as they are.
+    flags: APPEND_NO_FOLLOW as unknown as string,
+    mode: options.fileMode ?? DEFAULT_FILE_MODE,
+    encoding: 'utf8',
+  });
   let failure: Error | undefined;
   let closed = false;
   let written = 0;
@@ -77,7 +126,7 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
     }
   };
   stream.on('error', (error) => {
-    failure ??= error;
+    failure ??= describeFailure(file, error);
     options.onError?.(error);
     settleWaiters();
   });
@@ -93,7 +142,7 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
     // not wait for the disk; maxPendingBytes bounds the buffer instead.
     stream.write(`${line}\n`, (error) => {
       // A failed open or write reaches this callback before the stream's 'error' event.
-      if (error) failure ??= error;
+      if (error) failure ??= describeFailure(file, error);
       pending -= 1;
       settleWaiters();
     });

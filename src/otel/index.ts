@@ -21,6 +21,7 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks';
 import type { JobTracer, WebhookContext } from '../dispatch/index.js';
 import type { RequestHead, RequestTracer, StatsBucket, WebhookPipeline } from '../pipeline/index.js';
 import { parseRoute } from '../pipeline/route.js';
@@ -104,12 +105,22 @@ const CARRIER_GETTER: TextMapGetter<Readonly<Record<string, string>>> = {
  */
 const LOCAL_CONTEXTS = new WeakMap<object, SpanContext>();
 
-/** One traced request. */
+/**
+ * One traced request. When the sender sent a trace context, its span starts only once the request
+ * is answered or dispatched (with the time the request arrived), because only then is it known
+ * whether the sender authenticated; until then it holds both candidate parents: the context the
+ * request arrived in, and that context with the sender's `traceparent` and `tracestate`.
+ * Otherwise (the common case) the span starts at once: there is no choice to make.
+ */
 class Receive {
   dedupe: string | undefined;
   constructor(
-    readonly span: Span,
+    public span: Span | undefined,
+    readonly options: SpanOptions,
     readonly url: string,
+    readonly arrived: Context,
+    readonly sent: Context,
+    readonly startTime: number,
   ) {}
 }
 
@@ -192,18 +203,22 @@ function receiveOptions(method: string): SpanOptions {
   };
 }
 
+/**
+ * Answers given before the token is checked, or by that check: the request is not known to come
+ * from the platform, so its span takes no parent, and no `tracestate`, from the sender (a sampled
+ * `traceparent` would otherwise force a span to be exported whatever the sampler says).
+ */
+const BEFORE_AUTHENTICATION = new Set(['not_found', 'method_not_allowed', 'unauthorized']);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ID_TOKEN = /^[\w.:-]{1,64}$/;
-const PHONE_LIKE = /\d{7}/;
 
 /**
- * The request id as `messaging.message.id` only when it looks like an id: a UUID (the pipeline's
- * own), or a short token without spaces and without a phone-number-like run of 7 digits. A
- * sender's `x-request-id` is free text that could carry a phone number or a message.
+ * The request id as `messaging.message.id` only when it is a UUID: the pipeline's own, or a
+ * sender's `x-request-id` of that exact shape (which can carry nothing else). Any other sender
+ * value is free text that could hold a card or phone number (issue 24: `card-4111-…`).
  */
 function setMessageId(span: Span, requestId: string): void {
-  if (UUID.test(requestId) || (ID_TOKEN.test(requestId) && !PHONE_LIKE.test(requestId)))
-    span.setAttribute(ATTR.messagingMessageId, requestId);
+  if (UUID.test(requestId)) span.setAttribute(ATTR.messagingMessageId, requestId);
 }
 
 /** The process span's options when no receive span is known (the job carries no trace context). */
@@ -220,21 +235,39 @@ function createTracer(
   tracer: Tracer,
   propagator: Pick<TextMapPropagator, 'inject' | 'extract'>,
 ): RequestTracer {
+  /** The request's span, started on first use from the time it arrived. */
+  function started(receive: Receive, authenticated: boolean): Span {
+    receive.span ??= tracer.startSpan(
+      RECEIVE,
+      { ...receive.options, startTime: receive.startTime },
+      authenticated ? receive.sent : receive.arrived,
+    );
+    return receive.span;
+  }
+
   return {
     requested(request) {
-      const active = context.active();
-      // Under an HTTP instrumentation's span, a child of it; else of the caller's trace context, if sent.
-      const parent =
-        trace.getSpan(active) === undefined ? propagator.extract(active, request, HEAD_GETTER) : active;
-      const span = tracer.startSpan(RECEIVE, receiveOptions(request.method), parent);
+      const arrived = context.active();
+      const options = receiveOptions(request.method);
+      // Under an HTTP instrumentation's span, a child of it; else, once the request is known to be
+      // authenticated, of the trace context the sender sent, if any.
+      if (trace.getSpan(arrived) === undefined) {
+        const sent = propagator.extract(arrived, request, HEAD_GETTER);
+        if (trace.getSpan(sent) !== undefined)
+          return new Receive(undefined, options, request.url, arrived, sent, performance.now());
+      }
+      const span = tracer.startSpan(RECEIVE, options, arrived);
       // No SDK (the API's no-op tracer): nothing more to do for this request.
-      return traced(span) ? new Receive(span, request.url) : undefined;
+      return traced(span) ? new Receive(span, options, request.url, arrived, arrived, 0) : undefined;
     },
 
     dispatching(scope, job, claimed) {
       const receive = scope as Receive;
-      const { span } = receive;
+      // Dispatched: the request passed the token check.
+      const span = started(receive, true);
       receive.dedupe = claimed ? 'new' : job.dedupeKey === undefined ? 'off' : 'unavailable';
+      // No SDK (the API's no-op tracer) under a sender's trace context: nothing to carry.
+      if (!traced(span)) return job;
       if (span.isRecording()) {
         setMessageId(span, job.requestId);
         span.setAttribute(ATTR.messagingDestinationName, job.type);
@@ -247,7 +280,7 @@ function createTracer(
 
     answered(scope, type: StatsBucket, status, code) {
       const receive = scope as Receive;
-      const { span } = receive;
+      const span = started(receive, !BEFORE_AUTHENTICATION.has(code));
       if (span.isRecording()) {
         span.setAttribute(ATTR.httpResponseStatusCode, status);
         span.setAttribute(ATTR.type, type);
@@ -322,9 +355,13 @@ function createTracer(
  * - `webhook receive` (kind SERVER), one per request: `http.request.method`, `url.path` (the
  *   endpoint below the mount point, token segment and query left out), `http.response.status_code`,
  *   `messaging.system`, `messaging.operation.type` `receive`, `messaging.message.id` (the request
- *   id when it looks like one: a UUID, or a short token with no space and no 7-digit run), `messaging_webhooks.type` and `.dedupe`, and
- *   `error.type` (the error code) on a refusal. A child of the active span (an HTTP
- *   instrumentation's), else of a trace context the request carries.
+ *   id when it is a UUID: the pipeline's own, never a sender's free text),
+ *   `messaging_webhooks.type` and `.dedupe`, and `error.type` (the error code) on a refusal. A
+ *   child of the active span (an HTTP instrumentation's), else of a trace context the request
+ *   carries, but only for a request that passed the token check: one refused before it (404,
+ *   405, 401) takes neither parent nor `tracestate` from the sender, so a sampled `traceparent`
+ *   cannot force it past the sampler. A request carrying a trace context has its span started
+ *   when it is answered or dispatched, with the time it arrived.
  * - `webhook process` (kind CONSUMER), one per callback attempt: a child of, and linked to, the
  *   receive span; `messaging.operation.type` `process`, `messaging_webhooks.attempt` and
  *   `.outcome`, `error.type` (the error's code or name, never its message) on a failure. The

@@ -4,6 +4,7 @@ import {
   InvalidJsonError,
   PayloadTooLargeError,
   toErrorResponse,
+  UnsupportedEncodingError,
   UnsupportedMediaTypeError,
   WebhookError,
 } from '../errors.js';
@@ -26,15 +27,16 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 }
 
 /** The library's error for a body-parser error. */
-function webhookErrorOf(error: BodyParserError, contentType: string | undefined): WebhookError {
+function webhookErrorOf(error: BodyParserError, req: WebhookRouterRequest): WebhookError {
   switch (error.type) {
     case 'entity.too.large':
       return new PayloadTooLargeError(error.limit ?? 0);
     case 'entity.parse.failed':
       return new InvalidJsonError({ cause: error });
     case 'charset.unsupported':
+      return new UnsupportedMediaTypeError(req.headers['content-type']);
     case 'encoding.unsupported':
-      return new UnsupportedMediaTypeError(contentType);
+      return new UnsupportedEncodingError(req.headers['content-encoding'] ?? '');
     default:
       return new BodyUnreadableError(error.message, { cause: error });
   }
@@ -71,7 +73,7 @@ export function webhookErrorHandler(receiver?: WebhookReceiverControls): Webhook
       next(error);
       return;
     }
-    const failure = webhookErrorOf(error, req.headers['content-type']);
+    const failure = webhookErrorOf(error, req);
     if (receiver === undefined) {
       send(res, toErrorResponse(failure));
       return;

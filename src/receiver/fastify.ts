@@ -1,5 +1,13 @@
+import { METHODS } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
+import type { Logger } from 'pino';
 import fastifyPlugin from 'fastify-plugin';
 import { toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
 import {
@@ -12,7 +20,7 @@ import {
 } from '../pipeline/index.js';
 import { collectBody } from './body.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { capture, captureSettingsOf, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
+import { capture, captureSettingsOf, encodingError, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,7 +30,12 @@ declare module 'fastify' {
 }
 
 /** Options of {@link webhooksPlugin}: the pipeline's, plus Fastify's `prefix`. */
-export interface FastifyWebhooksOptions extends WebhookPipelineOptions {
+export interface FastifyWebhooksOptions extends Omit<WebhookPipelineOptions, 'logger'> {
+  /**
+   * A pino logger, or the app's own `app.log` (Fastify's logger is pino's `BaseLogger` shape).
+   * @default the app's logger (`fastify.log`): silent unless the app enables logging
+   */
+  readonly logger?: FastifyBaseLogger | Logger | undefined;
   /** Where the endpoints live, e.g. `/webhooks` (Fastify's own register option). @default '' */
   readonly prefix?: string | undefined;
   /**
@@ -114,8 +127,14 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
         const stream = request.body as Readable | undefined;
         if (head instanceof WebhookError) {
           // Nothing will read the body: discard it rather than leave the socket stalled.
-          stream?.resume();
+          (stream ?? request.raw).resume();
           send(reply, toErrorResponse(head));
+          return;
+        }
+        const encoding = encodingError(request.headers['content-encoding']);
+        if (encoding !== undefined) {
+          stream?.resume();
+          send(reply, pipeline.refuse(head, encoding));
           return;
         }
         if (stream === undefined) {
@@ -137,10 +156,48 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
       }
     }
 
-    scope.all('/', webhookRoute);
-    scope.all('/*', webhookRoute);
+    /**
+     * Every method but POST is refused by the head checks (404 or 405, before any body), so it is
+     * answered in onRequest: before Fastify's own checks of other methods' bodies (a QUERY without
+     * a Content-Type is Fastify's 400, an unparsable Content-Type its 415), so that every method
+     * gets the same answer as on the other adapters. POST's route has no hook.
+     */
+    function refuseEarly(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      webhookRoute(request, reply);
+      if (!reply.sent) done();
+    }
+
+    const others = scope.supportedMethods.filter((method) => method !== 'POST');
+    for (const url of ['/', '/*']) {
+      scope.route({ method: 'POST', url, handler: webhookRoute });
+      scope.route({ method: others, url, onRequest: refuseEarly, handler: webhookRoute });
+    }
     done();
   };
+}
+
+/**
+ * Makes every method Node's HTTP parser accepts routable in the app, so that the plugin's routes
+ * receive PROPFIND, LOCK, MKCOL, PURGE, SEARCH... and answer them 405 (counted in stats and
+ * metrics) as the other adapters do. Fastify routes only the methods it supports and answers the
+ * others with its default 404, whose message quotes the path, token segment included. A method
+ * the app already added keeps its own `hasBody` setting.
+ */
+function supportEveryMethod(fastify: FastifyInstance): void {
+  const supported = new Set(fastify.supportedMethods);
+  // CONNECT never reaches a request handler in Node (its 'connect' event takes the socket).
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !supported.has(method)) fastify.addHttpMethod(method, { hasBody: true });
+  }
+}
+
+/**
+ * The app's logger when it is a pino logger; undefined (the library's silent default) for an app
+ * without logging, whose `fastify.log` is a no-op object without pino's `level` or `child` options.
+ */
+function appLogger(fastify: FastifyInstance): FastifyBaseLogger | undefined {
+  const log = fastify.log as Partial<Logger>;
+  return typeof log.level === 'string' && typeof log.isLevelEnabled === 'function' ? fastify.log : undefined;
 }
 
 const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
@@ -150,12 +207,17 @@ const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, opt
     closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS,
     logLevel: _logLevel,
     logSerializers: _logSerializers,
-    ...pipelineOptions
+    logger = appLogger(fastify),
+    ...rest
   } = options as FastifyWebhooksOptions & { logLevel?: unknown; logSerializers?: unknown };
   if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 1) {
     throw new TypeError(`closeTimeoutMs: expected a positive integer, got ${String(closeTimeoutMs)}`);
   }
+  // Fastify's logger is pino (or has pino's BaseLogger shape, checked at construction): the
+  // pipeline takes a child of it.
+  const pipelineOptions: WebhookPipelineOptions = { ...rest, logger: logger as Logger | undefined };
   const pipeline = createWebhookPipeline(pipelineOptions, { factory: 'webhooksPlugin' });
+  supportEveryMethod(fastify);
   const controls = controlsOf(pipeline);
   // On the app (fastify-plugin lifts this plugin's encapsulation): app.webhooks.stats().
   fastify.decorate('webhooks', controls);

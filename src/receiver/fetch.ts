@@ -22,7 +22,7 @@ import {
   type WebhookPipelineOptions,
 } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { capture, captureSettingsOf, INTERNAL_ERROR } from './handle.js';
+import { capture, captureSettingsOf, encodingError, INTERNAL_ERROR } from './handle.js';
 import { withTimeout } from '../util/timeout.js';
 
 /**
@@ -342,6 +342,8 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
       const head = pipeline.head(new FetchRequestHead(request.headers, request.method, url));
       // Refused before the body: it is left unread, and the runtime discards it.
       if (head instanceof WebhookError) return respond(toErrorResponse(head));
+      const encoding = encodingError(request.headers.get('content-encoding') ?? undefined);
+      if (encoding !== undefined) return respond(pipeline.refuse(head, encoding));
       const body = await readBytes(request, pipeline.bodyLimit, pipeline.bodyTimeoutMs);
       if (body instanceof WebhookError) return respond(pipeline.refuse(head, body));
       if (captureSettings) capture(captureSettings, request.headers, head, { raw: body }, pipeline.logger);

@@ -3,6 +3,7 @@ import {
   BodyUnreadableError,
   jsonAnswer,
   toErrorResponse,
+  UnsupportedEncodingError,
   WebhookError,
   type HttpAnswer,
 } from '../errors.js';
@@ -45,6 +46,20 @@ export class NodeRequestHead implements RequestHead {
     const value = this.req.headers[name];
     return Array.isArray(value) ? value[0] : value;
   }
+}
+
+/**
+ * The refusal of a request's `Content-Encoding`, or undefined when the body is to be read as it
+ * is: no header, an empty one, or `identity`. Every adapter checks this after the head checks
+ * (a wrong token is still a 401) and before reading the body, so a gzipped or br-labelled body
+ * is a 415 `unsupported_encoding` on each, never read as JSON nor inflated.
+ */
+export function encodingError(value: string | undefined): UnsupportedEncodingError | undefined {
+  if (value === undefined) return undefined;
+  const coding = value.trim();
+  return coding === '' || coding.toLowerCase() === 'identity'
+    ? undefined
+    : new UnsupportedEncodingError(coding);
 }
 
 /** Headers never written to a capture. */
@@ -125,6 +140,14 @@ export function handleRequest(
       const value = preParsed.body;
       const body = Buffer.isBuffer(value) || typeof value === 'string' ? { raw: value } : { parsed: value };
       answer(pipeline, req, res, head, body, captureSettings);
+      return;
+    }
+    // A body parser before the router has decoded the body already (body-parser inflates gzip
+    // within its own limit); one read here must be unencoded.
+    const encoding = encodingError(req.headers['content-encoding']);
+    if (encoding !== undefined) {
+      req.resume();
+      send(res, pipeline.refuse(head, encoding));
       return;
     }
     if (req.readableEnded) {

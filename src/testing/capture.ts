@@ -45,6 +45,10 @@ export interface JsonlCaptureOptions {
   readonly maxPendingBytes?: number | undefined;
   /** Called when the file cannot be written; capturing stops. @default errors are kept for flush()/close() */
   readonly onError?: ((error: Error) => void) | undefined;
+  /** Permissions of the file when created (before the umask); a symbolic link at `file` is refused. @default 0o600 */
+  readonly fileMode?: number | undefined;
+  /** Permissions of each directory of `file` created (before the umask). @default 0o700 */
+  readonly directoryMode?: number | undefined;
 }
 
 /** The keys of {@link JsonlCaptureOptions}; anything else throws at construction. */
@@ -53,6 +57,8 @@ export const JSONL_CAPTURE_OPTION_KEYS = optionKeys<JsonlCaptureOptions>()([
   'redact',
   'maxPendingBytes',
   'onError',
+  'fileMode',
+  'directoryMode',
 ]);
 /** The keys of {@link CaptureRedaction}: a misspelled one would leave data unmasked. */
 export const CAPTURE_REDACTION_KEYS = optionKeys<CaptureRedaction>()(['headers', 'bodyFields', 'mask']);
@@ -98,6 +104,8 @@ export function createJsonlCapture(options: JsonlCaptureOptions): JsonlCapture {
   const sink = createJsonlSink(options.file, {
     maxPendingBytes: options.maxPendingBytes,
     onError: options.onError,
+    fileMode: options.fileMode,
+    directoryMode: options.directoryMode,
   });
 
   function capture(record: CaptureRecord): void {

@@ -1,6 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import { expectTypeOf } from 'expect-type';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { METHODS } from 'node:http';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { captureLogger, deferred } from '../helpers/receiver.js';
-import { webhooksPlugin } from '../../src/receiver/fastify.js';
+import { webhooksPlugin, type FastifyWebhooksOptions } from '../../src/receiver/fastify.js';
+import { collectMetrics } from '../../src/metrics/index.js';
 import { fixtures } from '../../src/testing/index.js';
 import type { CaptureRecord } from '../../src/index.js';
 
@@ -153,5 +158,86 @@ describe('Fastify plugin', () => {
       payload: '{}',
     });
     expect(res.json()).toEqual({ received: true });
+  });
+
+  // Issue 24 item 3: Fastify routed only the methods it supports; any other got its default 404,
+  // `Route PROPFIND:/webhooks/<token>/chatbot not found`, and was missing from stats and metrics.
+  it('answers every method Node parses on a webhook path 405 JSON, counted, without echoing the path', async () => {
+    const registry = new Registry();
+    app = Fastify();
+    await app.register(webhooksPlugin, { prefix: '/webhooks', token: 'tok-SECRET-123' });
+    collectMetrics(app.webhooks, { registry, prefix: 'wh_' });
+    // CONNECT never reaches a request listener in Node; POST is the one method allowed.
+    const methods = METHODS.filter((method) => method !== 'CONNECT' && method !== 'POST');
+    const answers: Record<string, unknown> = {};
+    for (const method of methods) {
+      const res = await app.inject({ method: method as 'GET', url: '/webhooks/tok-SECRET-123/chatbot' });
+      expect(res.body).not.toContain('tok-SECRET');
+      answers[method] = {
+        status: res.statusCode,
+        allow: res.headers.allow,
+        code: method === 'HEAD' ? 'method_not_allowed' : res.json<{ error: { code: string } }>().error.code,
+      };
+    }
+    const expected = { status: 405, allow: 'POST', code: 'method_not_allowed' };
+    expect(answers).toEqual(Object.fromEntries(methods.map((method) => [method, expected])));
+    expect(app.webhooks.stats().chatbot).toMatchObject({
+      received: methods.length,
+      rejected: methods.length,
+    });
+    const counted = (await registry.getSingleMetricAsString('wh_requests_total'))
+      .split('\n')
+      .find((line) => line.includes('code="method_not_allowed"'));
+    expect(counted).toBe(
+      `wh_requests_total{type="chatbot",status="405",code="method_not_allowed"} ${methods.length}`,
+    );
+  });
+
+  it('still accepts POST, and keeps a method the app added with its own hasBody', async () => {
+    app = Fastify();
+    app.addHttpMethod('PROPFIND', { hasBody: false });
+    app.propfind('/dav', async () => ({ dav: true }));
+    await app.register(webhooksPlugin, { prefix: '/webhooks', onChatbot: () => undefined });
+    const dav = await app.inject({ method: 'PROPFIND' as 'GET', url: '/dav' });
+    expect(dav.json()).toEqual({ dav: true });
+    const hook = await app.inject({
+      method: 'POST',
+      url: '/webhooks/chatbot',
+      headers: JSON_HEADERS,
+      payload: CHATBOT,
+    });
+    expect(hook.json()).toEqual({ received: true });
+    const propfind = await app.inject({ method: 'PROPFIND' as 'GET', url: '/webhooks/chatbot' });
+    expect(propfind.statusCode).toBe(405);
+  });
+
+  // Issue 25: the type refused `logger: app.log` (Fastify's FastifyBaseLogger), which runs fine.
+  it.each([
+    ['given as app.log', true],
+    ['by default', false],
+  ])("logs through the app's logger, %s", async (_how, given) => {
+    expectTypeOf<FastifyBaseLogger>().toMatchTypeOf<NonNullable<FastifyWebhooksOptions['logger']>>();
+    const { logger, lines } = captureLogger('debug');
+    const local = Fastify({ loggerInstance: logger });
+    // The type an app with `logger: true` has: Fastify's own, not pino's Logger.
+    const log: FastifyBaseLogger = local.log;
+    try {
+      await local.register(
+        webhooksPlugin,
+        given ? { prefix: '/webhooks', logger: log } : { prefix: '/webhooks' },
+      );
+      await local.inject({ method: 'GET', url: '/webhooks/chatbot' });
+      expect(lines.filter((line) => line.msg === 'webhook refused')).toEqual([
+        expect.objectContaining({ lib: 'messaging-webhooks', code: 'method_not_allowed' }),
+      ]);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('stays silent by default in an app without a logger, and still takes a pino logger', async () => {
+    app = Fastify();
+    await app.register(webhooksPlugin, { prefix: '/webhooks', logger: pino({ level: 'silent' }) });
+    expect((await app.inject({ method: 'GET', url: '/webhooks/chatbot' })).statusCode).toBe(405);
   });
 });

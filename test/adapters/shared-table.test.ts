@@ -3,6 +3,7 @@
  * (test/adapters/harness.ts). It asserts status codes, error codes and headers, not messages:
  * the messages are free to change; what a sender sees as an outcome is not.
  */
+import { gzipSync } from 'node:zlib';
 import { buildChatbotEvent, fixtures } from '../../src/testing/index.js';
 import type { FetchHandlerOptions, WebhookContext } from '../../src/index.js';
 import { deferred } from '../helpers/receiver.js';
@@ -51,6 +52,26 @@ const BAD_INPUTS: readonly Row[] = [
     sent: post('/webhooks/chatbot', CHATBOT, {}),
     status: 415,
     code: 'unsupported_media_type',
+  },
+  // Issue 24 item 8: Content-Encoding was ignored (gzip: 400 invalid_json; br-labelled plain JSON: 200).
+  ...[
+    ['a gzipped valid event', 'gzip', gzipSync(CHATBOT)],
+    ['a br-labelled plain body', 'br', CHATBOT],
+    ['a deflate-labelled body', 'deflate', CHATBOT],
+    ['a list of codings', 'gzip, identity', CHATBOT],
+    ['an unknown coding', 'x-made-up', CHATBOT],
+  ].map(([name, encoding, body]): Row => ({
+    name: `${name as string} (Content-Encoding: ${encoding as string})`,
+    sent: post('/webhooks/chatbot', body, { ...JSON_HEADERS, 'content-encoding': encoding as string }),
+    status: 415,
+    code: 'unsupported_encoding',
+  })),
+  {
+    name: 'a gzipped body with a wrong token (the token is checked first)',
+    options: { token: 'secret' },
+    sent: post('/webhooks/chatbot', gzipSync(CHATBOT), { ...JSON_HEADERS, 'content-encoding': 'gzip' }),
+    status: 401,
+    code: 'unauthorized',
   },
   {
     name: 'a body over the limit (declared length)',
@@ -148,6 +169,19 @@ describe.each(ADAPTERS)('$name', (adapter) => {
     expect(total.invalid + total.rejected).toBe(1);
   });
 
+  // Issue 24 item 3: Fastify answered these with its 404, quoting the path (token included), uncounted.
+  it.each(['PROPFIND', 'LOCK', 'MKCOL', 'PURGE', 'SEARCH', 'PUT', 'OPTIONS'])(
+    'answers %s on a token path 405 JSON, counted, without echoing the path',
+    async (method) => {
+      const receiver = await mount({ token: 'tok-SECRET-123' });
+      const answer = await receiver.send({ method, path: '/webhooks/tok-SECRET-123/chatbot' });
+      expectJsonError(answer, 405, 'method_not_allowed');
+      expect(answer.headers.allow).toBe('POST');
+      expect(JSON.stringify(answer)).not.toContain('tok-SECRET');
+      expect(receiver.controls.stats().chatbot).toMatchObject({ received: 1, rejected: 1 });
+    },
+  );
+
   it('acknowledges a valid event with 200 {received: true} and runs its callback once', async () => {
     const { seen, onChatbot } = recorder();
     const receiver = await mount({ onChatbot });
@@ -172,6 +206,18 @@ describe.each(ADAPTERS)('$name', (adapter) => {
     await receiver.controls.idle();
     expect(seen).toHaveLength(1);
   });
+
+  it.each(['identity', 'IDENTITY', ''])(
+    'accepts Content-Encoding %p (the body as it is)',
+    async (encoding) => {
+      const { seen, onChatbot } = recorder();
+      const receiver = await mount({ onChatbot });
+      const sent = post('/webhooks/chatbot', CHATBOT, { ...JSON_HEADERS, 'content-encoding': encoding });
+      expect((await receiver.send(sent)).status).toBe(200);
+      await receiver.controls.idle();
+      expect(seen).toEqual([fixtures.chatbot.v2.INCOMING.eventId]);
+    },
+  );
 
   it('accepts a body that starts with a UTF-8 byte order mark', async () => {
     const { seen, onChatbot } = recorder();

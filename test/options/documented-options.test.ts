@@ -249,6 +249,8 @@ describe('every documented option is accepted', () => {
       redact: { headers: ['x-api-key'], bodyFields: ['text'], mask: '*' },
       maxPendingBytes: 1024,
       onError: () => undefined,
+      fileMode: 0o600,
+      directoryMode: 0o700,
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(JSONL_CAPTURE_OPTION_KEYS));
     await buildAndRelease(() => createJsonlCapture(options));

@@ -3,10 +3,13 @@ import { context, SpanKind, SpanStatusCode, trace, type Span } from '@openteleme
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
+  AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
+  ParentBasedSampler,
   SimpleSpanProcessor,
   type ReadableSpan,
+  type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import request from 'supertest';
 import type { Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
@@ -21,6 +24,7 @@ import { allStrings, attributeStrings, receiveAndProcess } from './helpers.js';
 const TOKEN = 'otel-token-5f3a9c';
 const SENDER = '27821234567';
 const TEXT = 'my secret order 10428 for Lerato';
+const REQUEST_UUID = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
 
 const contextManager = new AsyncLocalStorageContextManager();
 beforeAll(() => context.setGlobalContextManager(contextManager.enable()));
@@ -29,9 +33,12 @@ afterAll(() => {
   context.disable();
 });
 
-function tracing() {
+function tracing(sampler?: Sampler) {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    ...(sampler === undefined ? {} : { sampler }),
+  });
   return { exporter, provider, spans: () => exporter.getFinishedSpans() };
 }
 
@@ -213,7 +220,7 @@ describe('messaging-webhooks/otel: the node handler', () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     await request(server)
       .post(`/webhooks/${TOKEN}/chatbot`)
-      .set('x-request-id', 'req-otel-1')
+      .set('x-request-id', REQUEST_UUID)
       .set('traceparent', `00-${callerTrace}-00f067aa0ba902b7-01`)
       .send(event)
       .expect(200);
@@ -222,7 +229,7 @@ describe('messaging-webhooks/otel: the node handler', () => {
     const { receive, process } = receiveAndProcess(spans());
     expect(receive.attributes).toMatchObject({
       [ATTR.urlPath]: '/chatbot',
-      [ATTR.messagingMessageId]: 'req-otel-1',
+      [ATTR.messagingMessageId]: REQUEST_UUID,
       [ATTR.type]: 'chatbot',
       [ATTR.dedupe]: 'new',
     });
@@ -310,4 +317,85 @@ describe('messaging-webhooks/otel: the fetch handler and the Fastify plugin', ()
     }
     await app.close();
   });
+});
+
+// Issue 24 item 7: a wrong-token request was traced as a child of the sender's `traceparent`
+// (200 of 200 exported under a never-sample sampler), carrying the sender's `tracestate`, and a
+// sender's short `x-request-id` (`card-4111-…`) became `messaging.message.id`.
+describe('messaging-webhooks/otel: what a sender controls', () => {
+  const SENDER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const SENDER_SPAN = '00f067aa0ba902b7';
+  const SENDER_HEADERS = {
+    'content-type': 'application/json',
+    traceparent: `00-${SENDER_TRACE}-${SENDER_SPAN}-01`,
+    tracestate: 'x=phone27831234567',
+  };
+
+  function receiver(sampler?: Sampler) {
+    const traced = tracing(sampler);
+    const handler = createNodeHandler({ basePath: '/webhooks', token: TOKEN, onChatbot: () => undefined });
+    traceWebhooks(handler, { tracerProvider: traced.provider, propagator: new W3CTraceContextPropagator() });
+    const server = http.createServer(handler);
+    const send = (method: 'post' | 'get', path: string, headers: Record<string, string> = {}) => {
+      const agent = request(server);
+      const test = method === 'post' ? agent.post(path) : agent.get(path);
+      test.set({ ...SENDER_HEADERS, ...headers });
+      return method === 'post' ? test.send(buildChatbotEvent()) : test;
+    };
+    return { ...traced, handler, send };
+  }
+
+  it('exports no span for requests refused before the token check under a never-sample sampler', async () => {
+    const { spans, handler, send } = receiver(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
+    for (let i = 0; i < 20; i += 1) await send('post', '/webhooks/wrong-token/chatbot').expect(401);
+    await send('post', '/webhooks/chatbot', { 'x-webhook-token': 'wrong' }).expect(401);
+    await send('get', `/webhooks/${TOKEN}/chatbot`).expect(405);
+    await send('post', '/webhooks/a/b/c').expect(404);
+    expect(spans()).toEqual([]);
+    // The platform's own request (right token) still continues the sender's sampled trace.
+    await send('post', `/webhooks/${TOKEN}/chatbot`).expect(200);
+    await handler.idle();
+    const { receive } = receiveAndProcess(spans());
+    expect(receive.spanContext().traceId).toBe(SENDER_TRACE);
+    expect(receive.parentSpanContext?.spanId).toBe(SENDER_SPAN);
+  });
+
+  it('starts refused requests’ spans without the sender’s parent or tracestate', async () => {
+    const { spans, send } = receiver();
+    await send('post', '/webhooks/wrong-token/chatbot').expect(401);
+    await send('get', `/webhooks/${TOKEN}/chatbot`).expect(405);
+    await send('post', '/webhooks/a/b/c').expect(404);
+    const refused = named(spans(), 'webhook receive');
+    expect(
+      refused.map((span) => ({
+        status: span.attributes[ATTR.httpResponseStatusCode],
+        parent: span.parentSpanContext?.spanId,
+        sameTrace: span.spanContext().traceId === SENDER_TRACE,
+        traceState: span.spanContext().traceState?.serialize(),
+      })),
+    ).toEqual(
+      [401, 405, 404].map((status) => ({
+        status,
+        parent: undefined,
+        sameTrace: false,
+        traceState: undefined,
+      })),
+    );
+    expect(refused.flatMap(attributeStrings).join('\n')).not.toContain('27831234567');
+  });
+
+  it.each(['card-4111-1111-1111-11116c', 'req-otel-1', 'x=phone27831234567'])(
+    'keeps a sender’s x-request-id %p out of messaging.message.id',
+    async (id) => {
+      const { spans, handler, send } = receiver();
+      await send('post', `/webhooks/${TOKEN}/chatbot`, { 'x-request-id': id }).expect(200);
+      await handler.idle();
+      const { receive, process } = receiveAndProcess(spans());
+      expect([
+        receive.attributes[ATTR.messagingMessageId],
+        process.attributes[ATTR.messagingMessageId],
+      ]).toEqual([undefined, undefined]);
+      expect(spans().flatMap(attributeStrings).join('\n')).not.toContain(id);
+    },
+  );
 });

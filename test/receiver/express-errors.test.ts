@@ -57,6 +57,19 @@ describe('webhookErrorHandler: express.json() failures answered with the library
     },
   );
 
+  // Issue 24 item 8: the same code as the router's own check when body-parser refuses a coding.
+  it('answers an encoding express.json() cannot decode 415 unsupported_encoding, counted', async () => {
+    const { app, router } = appWithParser(express.json());
+    const res = await request(app)
+      .post('/webhooks/chatbot?token=s3cret')
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'x-made-up')
+      .send(JSON.stringify(fixtures.chatbot.v2.INCOMING));
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ error: { code: 'unsupported_encoding' } });
+    expect(router.stats().chatbot).toMatchObject({ received: 1, rejected: 1 });
+  });
+
   it('hands bad JSON to onInvalid, as without express.json()', async () => {
     const { app, invalid } = appWithParser(express.json());
     await request(app)
