@@ -24,7 +24,7 @@ export const IDENTITY = {
   session: ['timestamp', 'number'],
   event: ['timestamp', 'number'],
 };
-export const DOCUMENTED_503 = new Set(['queue_full', 'shutting_down', 'store_unavailable']);
+export const DOCUMENTED_503 = new Set(['queue_full', 'shutting_down', 'store_unavailable', 'claim_held']);
 
 /** Own `__proto__` keys and `constructor.prototype` objects anywhere in a value (iterative). */
 export function prototypeKeysIn(value) {

@@ -73,7 +73,10 @@ export const ATTR = {
   messagingMessageId: 'messaging.message.id',
   /** The webhook type, `unknown` when it could not be told. */
   type: 'messaging_webhooks.type',
-  /** `new` (claimed), `duplicate`, `off` (no dedupe key) or `unavailable` (the store failed). */
+  /**
+   * `new` (claimed), `duplicate`, `off` (no dedupe key), `held` (another request holds the event's
+   * claim: 503 `claim_held`) or `unavailable` (the store failed).
+   */
   dedupe: 'messaging_webhooks.dedupe',
   /** 1 on the first try, 2 on the first retry, ... */
   attempt: 'messaging_webhooks.attempt',
@@ -291,9 +294,11 @@ function createTracer(
         const dedupe =
           code === 'duplicate'
             ? 'duplicate'
-            : receive.dedupe === undefined && code === 'store_unavailable'
-              ? 'unavailable'
-              : receive.dedupe;
+            : code === 'claim_held'
+              ? 'held'
+              : receive.dedupe === undefined && code === 'store_unavailable'
+                ? 'unavailable'
+                : receive.dedupe;
         if (dedupe !== undefined) span.setAttribute(ATTR.dedupe, dedupe);
         if (status >= 400) span.setAttribute(ATTR.errorType, code);
         // Semantic conventions: a server span's status is an error for 5xx answers only.

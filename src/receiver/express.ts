@@ -74,7 +74,7 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
  * @example
  * const webhooks = createWebhookRouter({
  *   token: process.env.WEBHOOK_TOKEN,
- *   onIncoming: async (message, ctx) => ctx.logger.info({ type: message.messageContentType }, 'message'),
+ *   onIncoming: async (message, ctx) => ctx.logger.info({ contentType: message.messageContentType }, 'message'),
  *   onChatbot: async (event, ctx) => { if (event.direction === 'INCOMING') await reply(event) },
  * });
  * app.use('/webhooks', webhooks);

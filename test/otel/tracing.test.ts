@@ -14,6 +14,7 @@ import {
 import request from 'supertest';
 import type { Dispatcher, WebhookJob } from '../../src/dispatch/index.js';
 import { ATTR, MESSAGING_SYSTEM, traceWebhooks } from '../../src/otel/index.js';
+import { CLAIM_PENDING_CODE } from '../../src/pipeline/pipeline.js';
 import Fastify from 'fastify';
 import { webhooksPlugin } from '../../src/receiver/fastify.js';
 import { createFetchHandler, createNodeHandler } from '../../src/receiver/index.js';
@@ -157,6 +158,21 @@ describe('messaging-webhooks/otel: the Express router', () => {
       expect(value).not.toContain(TOKEN);
       expect(value).not.toContain('wrong-token-123');
     }
+  });
+
+  it('says held, not unavailable, when another request holds the claim (503 claim_held)', async () => {
+    const { provider, spans } = tracing();
+    // A store whose claim is held elsewhere, as the Redis store rejects during a lease.
+    const held = Object.assign(new Error('held elsewhere'), { code: CLAIM_PENDING_CODE });
+    const { app, router } = createTestReceiver({
+      onChatbot: () => undefined,
+      dedupe: { store: { claim: () => Promise.reject(held), release: () => undefined } },
+    });
+    traceWebhooks(router, { tracerProvider: provider });
+    await request(app).post('/webhooks/chatbot').send(buildChatbotEvent()).expect(503);
+    const [refused] = named(spans(), 'webhook receive');
+    expect(refused!.attributes[ATTR.errorType]).toBe('claim_held');
+    expect(refused!.attributes[ATTR.dedupe]).toBe('held');
   });
 
   it('marks a 503 as an error and stops tracing on stop()', async () => {

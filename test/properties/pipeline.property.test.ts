@@ -21,7 +21,7 @@ const RUNS = Number(process.env.FC_RUNS ?? 100);
 
 const ENDPOINTS = ['/', ...WEBHOOK_TYPES.map((type) => `/${WEBHOOK_PATHS[type]}`)];
 /** The only 5xx the receiver documents, each a 503 with Retry-After. */
-const DOCUMENTED_503 = new Set(['queue_full', 'shutting_down', 'store_unavailable']);
+const DOCUMENTED_503 = new Set(['queue_full', 'shutting_down', 'store_unavailable', 'claim_held']);
 
 const FIXTURES = allFixtures();
 
