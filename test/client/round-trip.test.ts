@@ -14,7 +14,7 @@ import {
   PlatformUnauthorizedError,
   type PlatformClient,
 } from '../../src/client/index.js';
-import { createSuiteSeed, IDS, KEYS, T0 } from '../emulator-users/fixtures.js';
+import { createSuiteSeed, IDS, KEYS, T0 } from '../emulator/users/fixtures.js';
 
 let emulator: Emulator;
 let url: string;

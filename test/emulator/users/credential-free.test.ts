@@ -6,9 +6,9 @@
  * The seed sets every credential, so a renderer that copied one through would be caught.
  */
 import request from 'supertest';
-import { createPlatformClient, type PlatformClient } from '../../src/client/index.js';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { CREDENTIAL_FIELDS, MASKED_PASSWORD } from '../../src/schemas/index.js';
+import { createPlatformClient, type PlatformClient } from '../../../src/client/index.js';
+import { createEmulator, type Emulator } from '../../../src/emulator/index.js';
+import { CREDENTIAL_FIELDS, MASKED_PASSWORD } from '../../../src/schemas/index.js';
 import { CHAT, findKeys, IDS, KEYS, seedWithEveryCredential, SU, T0, V1 } from './fixtures.js';
 
 const HOOKS = '/Messaging/MessagingClientWebHook';

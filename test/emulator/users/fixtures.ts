@@ -5,7 +5,7 @@ import {
   DEFAULT_API_KEYS,
   type Emulator,
   type EmulatorSeed,
-} from '../../src/emulator/index.js';
+} from '../../../src/emulator/index.js';
 
 /** Fixed ids of the default seed, plus the chat participants this suite adds. */
 export const IDS = {

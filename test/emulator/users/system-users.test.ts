@@ -9,7 +9,7 @@ import {
   SYSTEM_USER_FIELDS,
   systemUserSchema,
   usersForClientPageSchema,
-} from '../../src/schemas/index.js';
+} from '../../../src/schemas/index.js';
 import { IDS, KEYS, setup, SU, V1 } from './fixtures.js';
 
 let ctx: ReturnType<typeof setup>;

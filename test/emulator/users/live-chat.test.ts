@@ -12,8 +12,8 @@ import {
   userResponseSchema,
   MASKED_PASSWORD,
   SYSTEM_USER_FIELDS,
-} from '../../src/schemas/index.js';
-import { ratingWidgetTriggers } from '../../src/emulator/routes/live-chat.js';
+} from '../../../src/schemas/index.js';
+import { ratingWidgetTriggers } from '../../../src/emulator/routes/live-chat.js';
 import { CHAT, IDS, KEYS, setup } from './fixtures.js';
 
 const TERMINATE = `${CHAT}/ChatParticipant/terminateChatParticipantChat`;

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { createEmulator, type Emulator } from '../../src/emulator/index.js';
-import { SEED, startHarness, WEBHOOK_API, type Harness } from '../emulator/harness.js';
+import { createEmulator, type Emulator } from '../../../src/emulator/index.js';
+import { SEED, startHarness, WEBHOOK_API, type Harness } from '../harness.js';
 import { describeInBrowser, launchBrowser } from './browser.js';
 
 // The inspector page in the system Chromium, with every request but the emulator's blocked.

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { inspectorView } from '../../src/emulator/inspector/index.js';
-import type { DeliveryLogEntry } from '../../src/emulator/index.js';
-import { SEED, startHarness, WEBHOOK_API, type Harness } from '../emulator/harness.js';
+import { inspectorView } from '../../../src/emulator/inspector/index.js';
+import type { DeliveryLogEntry } from '../../../src/emulator/index.js';
+import { SEED, startHarness, WEBHOOK_API, type Harness } from '../harness.js';
 
 // Without a browser: content negotiation (JSON unchanged for everything but a browser), the
 // resend API (JS and HTTP), the delivery log's change feed and the scope reasons of the view.
@@ -66,8 +66,8 @@ describe('content negotiation', () => {
 
 describe('closing with a page open', () => {
   it('refuses a reconnecting event stream once closed (204), so the server can finish closing', async () => {
-    const { createEmulator } = await import('../../src/emulator/index.js');
-    const { createInspector } = await import('../../src/emulator/inspector/index.js');
+    const { createEmulator } = await import('../../../src/emulator/index.js');
+    const { createInspector } = await import('../../../src/emulator/inspector/index.js');
     const { createServer } = await import('node:http');
     const emulator = createEmulator({ seed: 'empty' });
     const inspector = createInspector(emulator);

@@ -19,7 +19,7 @@ import {
   systemUserSchema,
   userResponseSchema,
   userSummarySchema,
-} from '../../src/schemas/index.js';
+} from '../../../src/schemas/index.js';
 import { findKeys } from './fixtures.js';
 
 const everyCredential = Object.fromEntries(CREDENTIAL_FIELDS.map((field) => [field, `${field}-secret`]));

@@ -1,6 +1,6 @@
-import type { DeliveryLogEntry } from '../../src/emulator/index.js';
-import { logPart } from '../../src/emulator/inspector/html.js';
-import { deliveryNotes, FIRST_PAGE } from '../../src/emulator/inspector/model.js';
+import type { DeliveryLogEntry } from '../../../src/emulator/index.js';
+import { logPart } from '../../../src/emulator/inspector/html.js';
+import { deliveryNotes, FIRST_PAGE } from '../../../src/emulator/inspector/model.js';
 
 // What the delivery log says of a receiver's answer: a duplicate acknowledgement, a chatbot
 // event's direction, and a failure in plain words. The receiver's body is sender-controlled.

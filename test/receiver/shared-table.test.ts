@@ -1,6 +1,6 @@
 /**
  * One table of requests and expected answers, run against every adapter in its real framework
- * (test/adapters/harness.ts). It asserts status codes, error codes and headers, not messages:
+ * (test/receiver/harness.ts). It asserts status codes, error codes and headers, not messages:
  * the messages are free to change; what a sender sees as an outcome is not.
  */
 import { gzipSync } from 'node:zlib';

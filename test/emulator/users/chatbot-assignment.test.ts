@@ -4,7 +4,7 @@
  * terminateChatParticipantChat is what the next chatbot event reflects. Delivered over HTTP to a
  * capture server on 127.0.0.1, port 0.
  */
-import { startCaptureServer, type CaptureServer } from '../emulator/harness.js';
+import { startCaptureServer, type CaptureServer } from '../harness.js';
 import { CHAT, IDS, KEYS, setup } from './fixtures.js';
 
 const NUMBER = '+27820000002';

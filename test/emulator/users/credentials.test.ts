@@ -4,8 +4,8 @@
  * any depth; none may carry a credential field. The users and client are seeded with every
  * credential set, so a renderer that copied one through would be caught.
  */
-import { createEmulator } from '../../src/emulator/index.js';
-import { CREDENTIAL_FIELDS } from '../../src/schemas/index.js';
+import { createEmulator } from '../../../src/emulator/index.js';
+import { CREDENTIAL_FIELDS } from '../../../src/schemas/index.js';
 import request from 'supertest';
 import { findKeys, IDS, KEYS, seedWithEveryCredential, SU, V1 } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import {
   userCreatedResponseSchema,
   userResponseSchema,
   userSummarySchema,
-} from '../../src/schemas/index.js';
+} from '../../../src/schemas/index.js';
 import { IDS, KEYS, setup, V1 } from './fixtures.js';
 
 let ctx: ReturnType<typeof setup>;
