@@ -2,7 +2,7 @@ import type { PayloadIssue } from './schemas/index.js';
 import { CodedError } from './util/errors.js';
 
 /** Every error code the receiver answers with, each with its HTTP status. */
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 
 /** Log paths redacted by default: tokens, phone numbers and message text. */
-export const REDACT_PATHS: readonly string[] = [
+const REDACT_PATHS: readonly string[] = [
   'token',
   'headers.authorization',
   'headers["x-webhook-token"]',

@@ -37,7 +37,7 @@ export const list = (choices) => (value) => {
  * Resolves one `--only` item against `registry` (entries `{ id, name, aliases? }`): a number, a
  * name or an alias (a retired number or a former name). Returns the entry, or undefined.
  */
-export function findEntry(registry, item) {
+function findEntry(registry, item) {
   const key = String(item).trim();
   return registry.find(
     (entry) => String(entry.id) === key || entry.name === key || (entry.aliases ?? []).includes(key),
@@ -45,7 +45,7 @@ export function findEntry(registry, item) {
 }
 
 /** The `--only` option over `registry`: parses to the Set of the chosen entries' ids. */
-export function onlyOption(registry, what) {
+function onlyOption(registry, what) {
   const names = registry.map((entry) => `${entry.id} ${entry.name}`).join(', ');
   return new Option('--only <list>', `run these ${what}s only, by number or name (${names})`).argParser(
     (value) => {

@@ -10,7 +10,7 @@ export const WEBHOOK_TYPES = ['incoming', 'status', 'session', 'event', 'chatbot
 /** The load that cycles through the five types (one request of each in turn). */
 export const MIXED = 'mixed';
 /** Where the bench's servers mount their receiver. */
-export const BASE_PATH = '/webhooks';
+const BASE_PATH = '/webhooks';
 
 /** The URL path a load of `type` is sent to (for `mixed`, the base: each request adds its type's path). */
 export const pathOf = (type) => (type === MIXED ? BASE_PATH : `${BASE_PATH}/${WEBHOOK_PATHS[type]}`);

@@ -28,9 +28,9 @@ export interface JsonlSinkOptions {
 }
 
 /** Permissions of a JSONL file the library creates: read and write by its owner only. */
-export const DEFAULT_FILE_MODE = 0o600;
+const DEFAULT_FILE_MODE = 0o600;
 /** Permissions of a directory the library creates for a JSONL file: its owner only. */
-export const DEFAULT_DIRECTORY_MODE = 0o700;
+const DEFAULT_DIRECTORY_MODE = 0o700;
 
 /**
  * Append, create, and never through a symbolic link at the last path component: a link planted
@@ -77,7 +77,7 @@ export interface JsonlSink {
   readonly dropped: number;
 }
 
-export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
 /**
  * Opens `file` (and its directory, created when missing) for appending JSON lines. A file it
@@ -193,7 +193,7 @@ export function serialiseRecord(record: CaptureRecord): string {
  * `messaging-webhooks replay` (or `replay()` of `messaging-webhooks/testing`) sends it again. The
  * body is the validated payload re-serialised; the request id travels as `x-request-id`.
  */
-export function jobToCaptureRecord(job: WebhookJob): CaptureRecord {
+function jobToCaptureRecord(job: WebhookJob): CaptureRecord {
   return {
     receivedAt: new Date(job.receivedAt).toISOString(),
     path: `/${WEBHOOK_PATHS[job.type]}`,

@@ -19,7 +19,7 @@ import type { WriteLine } from './output.js';
 /** The receiver callbacks the demo shows, in the order the summary lists them. */
 export const DEMO_CALLBACKS = ['onIncoming', 'onChatbot', 'onStatus', 'onSession', 'onEvent'] as const;
 /** The name of one receiver callback the demo counts. */
-export type DemoCallback = (typeof DEMO_CALLBACKS)[number];
+type DemoCallback = (typeof DEMO_CALLBACKS)[number];
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -32,7 +32,7 @@ export interface DemoOptions {
 }
 
 /** One property the demo checks about what the receiver saw. */
-export interface DemoCheck {
+interface DemoCheck {
   readonly name: string;
   readonly ok: boolean;
 }

@@ -50,7 +50,7 @@ export function parseQueueName(value: string): string {
  * The cluster connection of `--redis <url> --cluster`: the URL's node as the seed (the others are
  * discovered), its user, password and TLS (`rediss:`) for every node.
  */
-export function clusterConnectionOf(redisUrl: string): {
+function clusterConnectionOf(redisUrl: string): {
   nodes: { host: string; port: number }[];
   redisOptions: { username?: string; password?: string; tls?: object };
 } {
@@ -66,7 +66,7 @@ export function clusterConnectionOf(redisUrl: string): {
 }
 
 /** Opens the dead-letter queue of the options' topology (loads BullMQ only when a command runs). */
-export async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLetterQueue> {
+async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLetterQueue> {
   let redis: typeof import('../redis/dlq.js');
   try {
     redis = await import('../redis/dlq.js');
@@ -89,7 +89,7 @@ export async function openDeadLetterQueue(options: DlqCommandOptions): Promise<D
 }
 
 /** Runs `action` on an open dead-letter queue, closing it after. */
-export async function withDeadLetterQueue<T>(
+async function withDeadLetterQueue<T>(
   options: DlqCommandOptions,
   action: (dlq: DeadLetterQueue) => Promise<T>,
 ): Promise<T> {

@@ -49,7 +49,7 @@ const TOKEN_QUERY_PARAM = 'token';
  * The token goes in the URL (`?token=`), as with the platform itself: a configuration is a set
  * of URLs, and the receiver reads its token from the query as well as from its header.
  */
-export function forwardingUrls(base: string, token: string | undefined): Record<WebhookUrlField, string> {
+function forwardingUrls(base: string, token: string | undefined): Record<WebhookUrlField, string> {
   const query = token === undefined ? '' : `?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
   return Object.fromEntries(
     WEBHOOK_TYPES.map((type) => [WEBHOOK_URL_FIELDS[type], `${base}/${WEBHOOK_PATHS[type]}${query}`]),
@@ -162,7 +162,7 @@ function parseAttempts(value: string | undefined): number | undefined {
  * One `--verbose` line per delivery attempt: type, URL, status code (or the error), attempt and
  * real milliseconds, e.g. `delivery incoming http://127.0.0.1:3000/in 200 attempt 1 12 ms`.
  */
-export function formatDeliveryAttempt(attempt: DeliveryAttempt): string {
+function formatDeliveryAttempt(attempt: DeliveryAttempt): string {
   const outcome =
     attempt.status === null ? `error (${attempt.error ?? 'no response'})` : String(attempt.status);
   const drift = attempt.undocumented ? ' undocumented' : '';

@@ -62,7 +62,7 @@ function parseVersion(value: string | undefined): ChatbotPayloadVersion | undefi
 }
 
 /** Builds the program (exported for tests that run it in-process). */
-export function createProgram(io: CliIo = processIo()): Command {
+function createProgram(io: CliIo = processIo()): Command {
   const program = new Command();
   // Before the subcommands are added: they copy the setting when created.
   program.exitOverride();

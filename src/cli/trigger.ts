@@ -447,7 +447,7 @@ async function emit(kind: TriggerKindName, options: TriggerOptions): Promise<Emi
 }
 
 /** One line per delivery: what the receiver answered, or why there was no answer. */
-export function describeDelivery(d: Delivery): string {
+function describeDelivery(d: Delivery): string {
   const outcome =
     d.state === 'delivered' || d.state === 'failed'
       ? `${d.state} ${d.responseStatus === null ? `(${d.error ?? 'no response'})` : String(d.responseStatus)}` +

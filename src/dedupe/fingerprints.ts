@@ -16,7 +16,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 for (let i = 0; i < ALPHABET.length; i += 1) SEXTET[ALPHABET.charCodeAt(i)] = i;
 
 /** Words of a hash seed: one per fingerprint word, and the initial state. */
-export const SEED_WORDS = FINGERPRINT_WORDS + 1;
+const SEED_WORDS = FINGERPRINT_WORDS + 1;
 
 /**
  * This process's seed of the dedupe table's hash, random at start-up and never exposed. Issue 24:
@@ -25,7 +25,7 @@ export const SEED_WORDS = FINGERPRINT_WORDS + 1;
  * linear scan. A key is a SHA-256 digest of the sender's identity, so a sender picks among
  * uniformly random words only; without the seed it cannot tell where any key lands.
  */
-export const PROCESS_SEED: Int32Array = randomFillSync(new Int32Array(SEED_WORDS));
+const PROCESS_SEED: Int32Array = randomFillSync(new Int32Array(SEED_WORDS));
 
 /**
  * Writes the fingerprint of `key` into `out[at … at + 8]` and returns its 32-bit hash under

@@ -6,26 +6,14 @@ import type { DedupeStore } from './types.js';
 /** Remember event ids for 3 days: longer than any sender's retry window. */
 export const DEFAULT_DEDUPE_TTL_MS = 3 * 24 * 60 * 60 * 1000;
 /** Remember at most this many keys. */
-export const DEFAULT_DEDUPE_MAX = 100_000;
-/**
- * @deprecated The store no longer keeps any key as a string (each is held as a fixed-size
- * fingerprint), so no key length is kept as given. Kept for callers of earlier versions.
- */
-export const MAX_STORED_KEY_LENGTH = 64;
-/**
- * Upper bound of the memory one remembered key costs in this store, in bytes. A key is held as a
- * fingerprint of nine 32-bit words, with its hash, its claim time and two order links (56 B), and
- * two to four table cells (8–16 B), whatever the key's length. bench/dedupe-memory.js measures
- * the real figure: 68 B, filled or churning (130 and 167 B when the store was an lru-cache of key
- * strings). Growing its arrays briefly holds the old and the new ones.
- */
-export const DEDUPE_BYTES_PER_KEY_BOUND = 200;
+const DEFAULT_DEDUPE_MAX = 100_000;
 
 export interface MemoryDedupeStoreOptions {
   /**
-   * Maximum number of remembered keys; the least recently seen is forgotten first. The store's
-   * memory is at most `max × DEDUPE_BYTES_PER_KEY_BOUND` bytes (20 MB by default), whatever the
-   * sender sends: keys are fixed-size digests. @default 100_000
+   * Maximum number of remembered keys; past it the oldest claim is forgotten first (insertion
+   * order: a duplicate does not refresh a key). Each key is a fixed-size fingerprint, so the
+   * store's memory is bounded by `max` whatever the sender sends (at most 200 B a key; the
+   * measured figure is in docs/bench.md). @default 100_000
    */
   readonly max?: number | undefined;
   /** How long a key is remembered, in milliseconds. @default 3 days */

@@ -13,7 +13,7 @@ interface DeliveryStateChangeBase {
 }
 
 /** A receipt that moved its message's state forward: `current` is the status it reported. */
-export interface DeliveryStateApplied extends DeliveryStateChangeBase {
+interface DeliveryStateApplied extends DeliveryStateChangeBase {
   readonly applied: true;
   /** The status the receipt reported, now the tracked state. */
   readonly reported: DeliveryStatus;
@@ -23,7 +23,7 @@ export interface DeliveryStateApplied extends DeliveryStateChangeBase {
 }
 
 /** A receipt that left its message's state as it was, and why. */
-export interface DeliveryStateIgnored extends DeliveryStateChangeBase {
+interface DeliveryStateIgnored extends DeliveryStateChangeBase {
   readonly applied: false;
   /** The status the receipt reported (a value the documentation does not list when `ignored` is `unlisted`). */
   readonly reported: string;

@@ -1,6 +1,6 @@
 import type { BackoffOptions, RetryOptions } from './types.js';
 
-export const DEFAULT_RETRY_ATTEMPTS = 3;
+const DEFAULT_RETRY_ATTEMPTS = 3;
 
 /** Milliseconds to wait before attempt `attempt + 1`, after attempt `attempt` failed. */
 export function backoffDelay(backoff: BackoffOptions | undefined, attempt: number): number {

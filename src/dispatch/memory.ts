@@ -14,7 +14,7 @@ import type {
   WebhookJob,
 } from './types.js';
 
-export const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 16;
 /** Jobs one conversation runs in a row before going to the back of the ready list. */
 const DRAIN_BATCH = 32;
 
@@ -39,7 +39,7 @@ interface Entry {
 }
 export const DEFAULT_MAX_QUEUE_SIZE = 10_000;
 
-export interface MemoryDispatcherOptions {
+interface MemoryDispatcherOptions {
   readonly runner: JobRunner;
   /** Callbacks running at once, across conversations. @default 16 */
   readonly concurrency?: number | undefined;

@@ -11,7 +11,7 @@ import type { StatsRecorder } from '../pipeline/stats.js';
 import type { DeadLetter, WebhookCallback, WebhookContext, WebhookHandlers, WebhookJob } from './types.js';
 
 /** A callback that did not settle within `callbackTimeoutMs`. */
-export class CallbackTimeoutError extends Error {
+class CallbackTimeoutError extends Error {
   readonly code = 'callback_timeout';
   constructor(readonly timeoutMs: number) {
     super(`Callback did not settle within ${timeoutMs} ms`);
@@ -47,7 +47,7 @@ export interface JobTracer {
 }
 
 /** Where a runner looks for its observer on each attempt; the owner sets and clears `observer`. */
-export interface JobObserverSlot {
+interface JobObserverSlot {
   readonly observer: JobObserver | undefined;
   /** Read on each attempt too: the tracer, while tracing. */
   readonly tracer?: JobTracer | undefined;

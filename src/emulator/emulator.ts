@@ -42,7 +42,7 @@ import { createTriggers } from './triggers.js';
 import type { Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
-export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './types.js';
+export type { Emulator, EmulatorOptions } from './types.js';
 
 /** Default of {@link EmulatorOptions.deliveryConcurrency}. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 1;

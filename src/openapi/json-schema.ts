@@ -100,7 +100,7 @@ let cached: Record<string, JsonSchema> | undefined;
  * by component name, nested named schemas as `$ref`s to `#/components/schemas/<name>`.
  * Computed once; callers get a deep copy.
  */
-export function contractComponents(): Record<string, JsonSchema> {
+function contractComponents(): Record<string, JsonSchema> {
   cached ??= build();
   return structuredClone(cached);
 }

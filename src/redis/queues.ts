@@ -63,7 +63,7 @@ export function openQueue<T = unknown>(
 }
 
 /** The hash tag a key holds: what is between its first `{` and the next `}`, when not empty. */
-export function hashTagOf(key: string): string | undefined {
+function hashTagOf(key: string): string | undefined {
   const open = key.indexOf('{');
   if (open === -1) return undefined;
   const close = key.indexOf('}', open + 1);

@@ -82,12 +82,7 @@ const isPlainObject = (value: unknown): value is object =>
  * rejectUnknownKeys('createWebhookRouter', { onIncomming }, ['onIncoming']);
  * // TypeError: createWebhookRouter: unknown option onIncomming: did you mean onIncoming?
  */
-export function rejectUnknownKeys(
-  factory: string,
-  options: object,
-  known: readonly string[],
-  path = '',
-): void {
+function rejectUnknownKeys(factory: string, options: object, known: readonly string[], path = ''): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const suggestion = closestName(key, known);

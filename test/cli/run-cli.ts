@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (CI builds before testing; locally run `npm run build` first). */
-export const CLI = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/index.js', import.meta.url));
 
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` before these tests`);

@@ -6,7 +6,7 @@
  */
 
 /** A documented field type. */
-export type DocumentedType =
+type DocumentedType =
   | 'string'
   | 'string or null'
   | 'boolean'

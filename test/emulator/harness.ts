@@ -52,7 +52,7 @@ export const WEBHOOK_API = '/Messaging/MessagingClientWebHook';
 export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 /** One callback invocation seen by the receiver. */
-export interface ReceivedCall {
+interface ReceivedCall {
   readonly type: WebhookType;
   /** Which receiver URL ("a" or "b") the platform posted to. */
   readonly receiver: string;

@@ -32,7 +32,7 @@ export interface Sent {
 const bytesOf = (body: string | Buffer): Buffer => (typeof body === 'string' ? Buffer.from(body) : body);
 
 /** The JSON bodies the receiver answers with: an acknowledgement or an error. */
-export interface AnswerBody {
+interface AnswerBody {
   readonly received?: boolean;
   readonly duplicate?: boolean;
   readonly error?: { readonly code: string; readonly message: string; readonly [key: string]: unknown };
@@ -77,7 +77,7 @@ async function fromResponse(response: Response): Promise<Answer> {
 }
 
 /** A web request init: the body as bytes, so no runtime adds a default content type to it. */
-export function requestInit(sent: Sent): RequestInit {
+function requestInit(sent: Sent): RequestInit {
   return {
     method: sent.method ?? 'POST',
     headers: { ...sent.headers },

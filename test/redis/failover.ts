@@ -305,7 +305,7 @@ export async function drain(
 }
 
 /** Event ids of the jobs still waiting, active or delayed in a dispatcher's partition queues. */
-export async function queuedEventIds(dispatcher: BullMQDispatcher): Promise<Set<string>> {
+async function queuedEventIds(dispatcher: BullMQDispatcher): Promise<Set<string>> {
   const ids = new Set<string>();
   const partitions = dispatcher.queues().slice(0, -1); // the last is the dead-letter queue
   for (const queue of partitions) {

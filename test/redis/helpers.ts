@@ -93,7 +93,7 @@ export async function cleanUp(client: Redis, queueName: string, dedupePrefix: st
 const DIST = path.resolve(process.cwd(), 'dist');
 
 /** The child processes run the built library: fail clearly when it is missing. */
-export function assertBuilt(): void {
+function assertBuilt(): void {
   if (!existsSync(path.join(DIST, 'redis', 'index.js'))) {
     throw new Error('dist/redis/index.js is missing: run `npm run build` before the Redis tests');
   }

@@ -190,7 +190,7 @@ function connections(): {
 }
 
 /** One line of `CLUSTER NODES` as seen by a node. */
-export interface ClusterNodeView {
+interface ClusterNodeView {
   readonly id: string;
   readonly port: number;
   readonly primary: boolean;
@@ -391,7 +391,7 @@ export interface LocalRedisSentinel {
   stop(): Promise<void>;
 }
 
-export const SENTINEL_MASTER = 'mymaster';
+const SENTINEL_MASTER = 'mymaster';
 
 /**
  * Starts a primary, one replica and three Sentinels (quorum 2). `downAfterMs` is the Sentinels'

@@ -74,7 +74,7 @@ export interface DeliveryLogEntry {
 }
 
 /** What the emitter hands to the deliverer. */
-export interface DeliveryRequest extends Pick<
+interface DeliveryRequest extends Pick<
   DeliveryLogEntry,
   'type' | 'url' | 'payload' | 'messagingNumber' | 'emittedAt'
 > {

@@ -15,7 +15,7 @@ export type Payload = Record<string, unknown>;
  * Drops null and undefined fields: "null fields are omitted from event payloads unless stated
  * otherwise" (section Events).
  */
-export function compact(fields: Readonly<Record<string, unknown>>, out: Payload = {}): Payload {
+function compact(fields: Readonly<Record<string, unknown>>, out: Payload = {}): Payload {
   // for...in over a fresh literal: no [key, value] pair per field (Object.entries), fan-out's hot path
   for (const key in fields) if (fields[key] !== null && fields[key] !== undefined) out[key] = fields[key];
   return out;

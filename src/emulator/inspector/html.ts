@@ -19,8 +19,7 @@ import {
 
 /** Escapes text for HTML content and attribute values. */
 type Cell = string | number | boolean | null | undefined;
-export const esc = (value: Cell): string =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const esc = (value: Cell): string => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const time = (ms: number | null): string =>
   ms === null ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
 const table = (id: string, caption: string, heads: readonly string[], rows: readonly string[]): string =>

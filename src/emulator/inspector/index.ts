@@ -6,18 +6,10 @@ import { SCRIPT, STYLE } from './assets.js';
 import { logPart, page, stateParts } from './html.js';
 import { inspectorView, logQuerySchema, type LogQuery } from './model.js';
 
-export {
-  inspectorView,
-  nextStatuses,
-  logPage,
-  INSPECTOR_PAGE_SIZE,
-  type InspectorPage,
-  type InspectorView,
-  type InspectorRoute,
-} from './model.js';
+export { inspectorView } from './model.js';
 
 /** Where the inspector's own paths live (the page itself is `GET /` and `GET /_emulator`). */
-export const INSPECTOR_PREFIX = '/_emulator/inspector';
+const INSPECTOR_PREFIX = '/_emulator/inspector';
 
 /** The inspector web page of an emulator, as node-style middleware. */
 export interface Inspector {

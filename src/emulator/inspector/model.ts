@@ -16,7 +16,7 @@ import { userDisplayName, webhookConfigFor } from '../state/index.js';
 import type { Emulator } from '../types.js';
 
 /** Where an event of one type on one number would go, and which scope rule says so. */
-export interface InspectorRoute {
+interface InspectorRoute {
   readonly url: string | null;
   /**
    * The scope rule's answer, worded for the reader: where no configuration applies, `nothing
@@ -39,7 +39,7 @@ export interface InspectorPage<T> {
 }
 
 /** Rows per page of the chat, message, rating widget and agent tables. */
-export const INSPECTOR_PAGE_SIZE = 20;
+const INSPECTOR_PAGE_SIZE = 20;
 
 /**
  * What the inspector page shows of the state (no credential beyond the seed's API keys). The
@@ -127,7 +127,7 @@ export type LogQuery = z.output<typeof logQuerySchema>;
 export const FIRST_PAGE: LogQuery = logQuerySchema.parse({});
 
 /** The legal next statuses of an outbound message (PLAYED for voice messages only). */
-export function nextStatuses(status: DeliveryStatus, voice: boolean): DeliveryStatus[] {
+function nextStatuses(status: DeliveryStatus, voice: boolean): DeliveryStatus[] {
   return DELIVERY_TRANSITIONS.filter((t) => t.from === status && (voice || t.voiceOnly !== true)).map(
     (t) => t.to,
   );
