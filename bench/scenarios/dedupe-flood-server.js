@@ -5,13 +5,9 @@
 // same store written on lru-cache (a key string per entry, `has` + `set`), the simpler candidate.
 import http from 'node:http';
 import { LRUCache } from 'lru-cache';
-import {
-  createMemoryDedupeStore,
-  createNodeHandler,
-  DEFAULT_DEDUPE_MAX,
-  DEFAULT_DEDUPE_TTL_MS,
-  digestDedupeKey,
-} from '../../dist/index.js';
+import { createMemoryDedupeStore, createNodeHandler } from '../../dist/index.js';
+import { DEFAULT_DEDUPE_MAX, DEFAULT_DEDUPE_TTL_MS } from '../../dist/dedupe/memory.js';
+import { digestDedupeKey } from '../../dist/dedupe/keys.js';
 import { serveCommands } from '../lib/proc.js';
 import { callbacksOf } from '../servers/options.js';
 

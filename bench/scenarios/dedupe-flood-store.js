@@ -5,7 +5,9 @@
 // quarter of the table) and for random keys, both made as the pipeline makes them
 // (digestDedupeKey of a chatbot identity). Each measure is taken `rounds` times on a fresh full
 // store, crafted and random alternating, and the median kept.
-import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX, digestDedupeKey } from '../../dist/index.js';
+import { createMemoryDedupeStore } from '../../dist/index.js';
+import { DEFAULT_DEDUPE_MAX } from '../../dist/dedupe/memory.js';
+import { digestDedupeKey } from '../../dist/dedupe/keys.js';
 import { fingerprint, FINGERPRINT_WORDS, SEED_WORDS } from '../../dist/dedupe/fingerprints.js';
 import { serveCommands } from '../lib/proc.js';
 import { median } from '../lib/table.js';

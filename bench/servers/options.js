@@ -51,8 +51,9 @@ export async function receiverOptions(config = {}) {
 
 /** The default in-memory store, filled with DEFAULT_DEDUPE_MAX keys shaped as the pipeline's. */
 async function fullStore() {
-  const { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX, digestDedupeKey } =
-    await import('../../dist/index.js');
+  const { createMemoryDedupeStore } = await import('../../dist/index.js');
+  const { DEFAULT_DEDUPE_MAX } = await import('../../dist/dedupe/memory.js');
+  const { digestDedupeKey } = await import('../../dist/dedupe/keys.js');
   const store = createMemoryDedupeStore();
   for (let i = 0; i < DEFAULT_DEDUPE_MAX; i += 1)
     store.claim(digestDedupeKey('incoming', `["prefill-${i}"]`));

@@ -15,8 +15,8 @@ const SEXTET = new Int8Array(128).fill(-1);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 for (let i = 0; i < ALPHABET.length; i += 1) SEXTET[ALPHABET.charCodeAt(i)] = i;
 
-/** Words of a hash seed: one per fingerprint word, and the initial state. */
-const SEED_WORDS = FINGERPRINT_WORDS + 1;
+/** Words of a hash seed: one per fingerprint word, and the initial state. @public (the benchmarks use it) */
+export const SEED_WORDS = FINGERPRINT_WORDS + 1;
 
 /**
  * This process's seed of the dedupe table's hash, random at start-up and never exposed. Issue 24:

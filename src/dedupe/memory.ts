@@ -5,8 +5,8 @@ import type { DedupeStore } from './types.js';
 
 /** Remember event ids for 3 days: longer than any sender's retry window. */
 export const DEFAULT_DEDUPE_TTL_MS = 3 * 24 * 60 * 60 * 1000;
-/** Remember at most this many keys. */
-const DEFAULT_DEDUPE_MAX = 100_000;
+/** Remember at most this many keys. @public (the benchmarks read it) */
+export const DEFAULT_DEDUPE_MAX = 100_000;
 
 export interface MemoryDedupeStoreOptions {
   /**
