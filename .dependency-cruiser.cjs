@@ -23,6 +23,14 @@ module.exports = {
         path: 'node_modules/(bullmq|ioredis|fastify|fastify-plugin|prom-client|@opentelemetry)/',
       },
     },
+    {
+      name: 'no-adapter-imports-adapter',
+      comment:
+        'Adapters are peers over one seam (receiver/core.ts, receiver/controls.ts): what two adapters share lives there, not in either adapter.',
+      severity: 'error',
+      from: { path: '^src/receiver/(express|node|fetch|fastify)\\.ts$' },
+      to: { path: '^src/receiver/(express|node|fetch|fastify)\\.ts$' },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

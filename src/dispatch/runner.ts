@@ -27,6 +27,11 @@ export interface JobObserver {
   callbackSettled(type: WebhookType, seconds: number): void;
   /** A failed attempt will be retried. */
   retried(type: WebhookType): void;
+  /**
+   * The job's callbacks are over: succeeded, or dead-lettered after its last attempt (or, told by
+   * the pipeline, it was never queued). Optional: metrics do not need it.
+   */
+  jobSettled?(job: WebhookJob): void;
 }
 
 /**
@@ -241,7 +246,10 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     return settled;
   }
 
-  const succeeded = (job: WebhookJob): void => stats.inc(job.type, 'succeeded');
+  const succeeded = (job: WebhookJob): void => {
+    stats.inc(job.type, 'succeeded');
+    observe?.observer?.jobSettled?.(job);
+  };
 
   return {
     handles: (type) => callbacks[type] !== undefined,
@@ -266,6 +274,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     },
     deadLettered(deadLetter) {
       stats.inc(deadLetter.job.type, 'deadLettered');
+      observe?.observer?.jobSettled?.(deadLetter.job);
       logger.error(
         { requestId: deadLetter.job.requestId, type: deadLetter.job.type, attempts: deadLetter.attempts },
         'webhook dead-lettered',

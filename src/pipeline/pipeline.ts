@@ -95,6 +95,12 @@ export interface WebhookObserver extends JobObserver {
    * passed head checks to the answer, undefined for a request refused by the head checks.
    */
   answered(type: StatsBucket, status: number, code: string, seconds: number | undefined): void;
+  /**
+   * An accepted event is about to be enqueued (`job` is the object the runner will see). A
+   * callback may run, and settle, before the enqueue returns; a job refused by the dispatcher is
+   * reported settled at once.
+   */
+  enqueuing?(job: WebhookJob): void;
 }
 
 /**
@@ -599,6 +605,7 @@ export function createWebhookPipeline(
     // Traced: the job carries the receive span's context to the worker that runs it.
     if (accepted.span !== undefined && probe.tracer !== undefined)
       job = probe.tracer.dispatching(accepted.span, job, claimed);
+    probe.observer?.enqueuing?.(job);
     const outcome = guarded('enqueue', enqueue, job);
     return outcome instanceof Promise
       ? outcome.then((value) => afterEnqueue(job, claimed, value, accepted))
@@ -615,6 +622,7 @@ export function createWebhookPipeline(
     const key = claimed ? job.dedupeKey : undefined;
     if (outcome !== 'accepted') {
       stats.inc(job.type, 'rejected');
+      probe.observer?.jobSettled?.(job);
       const error =
         outcome === 'full'
           ? new QueueFullError(retryAfter)

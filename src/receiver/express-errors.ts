@@ -8,8 +8,10 @@ import {
   UnsupportedMediaTypeError,
   WebhookError,
 } from '../errors.js';
-import type { WebhookReceiverControls, WebhookRouterNext, WebhookRouterRequest } from './express.js';
-import { answer, NodeRequestHead, send } from './handle.js';
+import type { WebhookReceiverControls } from './controls.js';
+import { answer } from './core.js';
+import type { WebhookRouterNext, WebhookRouterRequest } from './express.js';
+import { NodeExchange, send } from './handle.js';
 
 /** The fields body-parser (express.json(), express.raw(), express.text()) sets on its errors. */
 interface BodyParserError {
@@ -79,12 +81,13 @@ export function webhookErrorHandler(receiver?: WebhookReceiverControls): Webhook
       return;
     }
     const { pipeline } = receiver;
-    const head = pipeline.head(new NodeRequestHead(req, req.url));
+    const exchange = new NodeExchange(req, res, req.url);
+    const head = pipeline.head(exchange);
     if (head instanceof WebhookError) send(res, toErrorResponse(head));
     // The text the parser refused goes through the pipeline's own parse: the same answer as
     // without express.json(), and onInvalid sees it.
     else if (failure instanceof InvalidJsonError && typeof error.body === 'string')
-      answer(pipeline, req, res, head, { raw: error.body }, undefined);
+      answer({ pipeline, capture: undefined }, exchange, head, { raw: error.body });
     else send(res, pipeline.refuse(head, failure));
   };
 }

@@ -1,32 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  createWebhookPipeline,
-  type WebhookHealth,
-  type WebhookPipeline,
-  type WebhookPipelineOptions,
-  type WebhookStats,
-} from '../pipeline/index.js';
-import { captureSettingsOf, handleRequest } from './handle.js';
+import type { WebhookPipelineOptions } from '../pipeline/index.js';
+import { controlsOf, type WebhookReceiverControls } from './controls.js';
+import { receiverOf, serve } from './core.js';
+import { NodeExchange } from './handle.js';
+
+export type { WebhookReceiverControls } from './controls.js';
 
 /** Options of {@link createWebhookRouter}. */
 export type WebhookRouterOptions = WebhookPipelineOptions;
-
-/** The controls shared by the Express router and the node:http handler. */
-export interface WebhookReceiverControls {
-  /** Stops accepting (503 from then on), waits up to `timeoutMs` for queued callbacks; true when all ran. */
-  close(timeoutMs?: number): Promise<boolean>;
-  /** Counts per webhook type: received, acked, duplicates, invalid, rejected, queued, running, succeeded, failed, deadLettered. */
-  stats(): WebhookStats;
-  /** Resolves when no callback is queued, running or waiting for a retry. */
-  idle(): Promise<void>;
-  /**
-   * Readiness for a load balancer: not ready while closing, or with the queue at
-   * `healthQueueThreshold` (before it is full and answers 503). `reasons` says why.
-   */
-  health(): WebhookHealth;
-  /** The framework-free pipeline behind this receiver. */
-  readonly pipeline: WebhookPipeline;
-}
 
 /**
  * The request the router reads: a node request, with `body` set when a body parser ran before it.
@@ -54,17 +35,6 @@ export type WebhookRouter = ((
 ) => void) &
   WebhookReceiverControls;
 
-/** The controls of a receiver over `pipeline`. */
-export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
-  return {
-    close: (timeoutMs) => pipeline.close(timeoutMs),
-    stats: () => pipeline.stats(),
-    idle: () => pipeline.idle(),
-    health: () => pipeline.health(),
-    pipeline,
-  };
-}
-
 /**
  * Creates the Express router for the platform's webhooks: POST `/incoming`, `/status`,
  * `/session`, `/events`, `/chatbot`, and `/` (type detected from the payload). Each payload is
@@ -81,12 +51,11 @@ export function controlsOf(pipeline: WebhookPipeline): WebhookReceiverControls {
  * process.on('SIGTERM', () => void webhooks.close(10_000));
  */
 export function createWebhookRouter(options: WebhookRouterOptions): WebhookRouter {
-  const pipeline = createWebhookPipeline(options, { factory: 'createWebhookRouter' });
-  const capture = captureSettingsOf(options);
+  const receiver = receiverOf(options, 'createWebhookRouter');
   function webhookRouter(req: WebhookRouterRequest, res: ServerResponse, _next: WebhookRouterNext): void {
     // A body parser mounted before the router leaves req.body set (Express 5 leaves it undefined otherwise).
     const preParsed = req.body === undefined ? undefined : { body: req.body as unknown };
-    handleRequest(pipeline, req, res, req.url, preParsed, capture);
+    serve(receiver, new NodeExchange(req, res, req.url, preParsed));
   }
-  return Object.assign(webhookRouter, controlsOf(pipeline));
+  return Object.assign(webhookRouter, controlsOf(receiver.pipeline));
 }

@@ -9,18 +9,11 @@ import type {
 } from 'fastify';
 import type { Logger } from 'pino';
 import fastifyPlugin from 'fastify-plugin';
-import { toErrorResponse, WebhookError, type HttpAnswer } from '../errors.js';
-import {
-  createWebhookPipeline,
-  type AcceptedHead,
-  type RequestBody,
-  type RequestHead,
-  type WebhookPipeline,
-  type WebhookPipelineOptions,
-} from '../pipeline/index.js';
+import type { HttpAnswer, WebhookError } from '../errors.js';
+import type { RequestBody, WebhookPipelineOptions } from '../pipeline/index.js';
 import { collectBody } from './body.js';
-import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { capture, captureSettingsOf, encodingError, INTERNAL_ERROR, type CaptureSettings } from './handle.js';
+import { controlsOf, type WebhookReceiverControls } from './controls.js';
+import { receiverOf, serve, type Exchange, type HeaderEntries, type Receiver } from './core.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -48,27 +41,61 @@ export interface FastifyWebhooksOptions extends Omit<WebhookPipelineOptions, 'lo
 /** Default wait for queued callbacks when Fastify closes, in milliseconds. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
-/** The head of a Fastify request as the pipeline reads it. */
-class FastifyRequestHead implements RequestHead {
+/**
+ * A Fastify request and its reply as the seam's {@link Exchange}. `stream` is the body the routes'
+ * content-type parser handed over unread; none when the request has no body.
+ */
+class FastifyExchange implements Exchange {
   readonly method: string;
+  private readonly stream: Readable | undefined;
   constructor(
     private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
     readonly url: string,
   ) {
     this.method = request.method;
+    this.stream = request.body as Readable | undefined;
   }
 
   header(name: string): string | undefined {
     const value = this.request.headers[name];
     return Array.isArray(value) ? value[0] : value;
   }
+
+  contentEncoding(): string | undefined {
+    return this.request.headers['content-encoding'];
+  }
+
+  discard(): void {
+    (this.stream ?? this.request.raw).resume();
+  }
+
+  readBody(
+    limit: number,
+    timeoutMs: number,
+    done: (error: WebhookError | undefined, body: RequestBody) => void,
+  ): void {
+    if (this.stream === undefined) done(undefined, NO_BODY);
+    else
+      collectBody(
+        this.stream as FastifyRequest['raw'],
+        limit,
+        (error, raw) => done(error, { raw }),
+        timeoutMs,
+      );
+  }
+
+  headerEntries(): HeaderEntries {
+    return Object.entries(this.request.raw.headers);
+  }
+
+  send(answer: HttpAnswer): void {
+    if (this.reply.sent) return;
+    void this.reply.code(answer.status).headers(answer.headers).send(answer.body);
+  }
 }
 
-/** Writes an answer through Fastify's reply. */
-function send(reply: FastifyReply, answer: HttpAnswer): void {
-  if (reply.sent) return;
-  void reply.code(answer.status).headers(answer.headers).send(answer.body);
-}
+const NO_BODY: RequestBody = { raw: '' };
 
 /**
  * The routes, in a scope of their own: its content-type parser hands every body over unread, so
@@ -76,7 +103,7 @@ function send(reply: FastifyReply, answer: HttpAnswer): void {
  * validation and capture) and answers 415 itself. Registered without fastify-plugin, so the
  * parser stays in this scope and the rest of the app keeps Fastify's JSON parser.
  */
-function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | undefined) {
+function routesOf(receiver: Receiver) {
   return function webhookRoutes(scope: FastifyInstance, _options: unknown, done: () => void): void {
     scope.removeAllContentTypeParsers();
     const unread = (
@@ -85,75 +112,14 @@ function routesOf(pipeline: WebhookPipeline, captureSettings: CaptureSettings | 
       done: (error: null, body: Readable) => void,
     ) => done(null, payload);
     // Named as well as caught by '*': Fastify caches the parser of a named type per Content-Type
-    // value, but looks the catch-all up anew on every request (a ContentType parse and two Map
-    // misses, ~2.5 % of the plugin's request in a CPU profile).
+    // value, but looks the catch-all up anew on every request.
     scope.addContentTypeParser('application/json', unread);
     scope.addContentTypeParser('*', unread);
     // Fastify matched the prefix; the pipeline reads the path below it (`/chatbot`, `/<token>/status`).
     const prefixLength = scope.prefix.length;
 
-    function answer(
-      request: FastifyRequest,
-      reply: FastifyReply,
-      head: AcceptedHead,
-      body: RequestBody,
-    ): void {
-      try {
-        if (captureSettings)
-          capture(captureSettings, Object.entries(request.raw.headers), head, body, pipeline.logger);
-        const answered = pipeline.accept(head, body);
-        if (answered instanceof Promise) {
-          answered.then(
-            (value) => send(reply, value),
-            (error: unknown) => fail(reply, error),
-          );
-        } else {
-          send(reply, answered);
-        }
-      } catch (error) {
-        fail(reply, error);
-      }
-    }
-
-    function fail(reply: FastifyReply, error: unknown): void {
-      pipeline.logger.error({ err: error }, 'webhook request failed');
-      send(reply, INTERNAL_ERROR);
-    }
-
     function webhookRoute(request: FastifyRequest, reply: FastifyReply): void {
-      try {
-        const head = pipeline.head(new FastifyRequestHead(request, request.url.slice(prefixLength)));
-        // The body stream the parser above handed over; none when the request has no body.
-        const stream = request.body as Readable | undefined;
-        if (head instanceof WebhookError) {
-          // Nothing will read the body: discard it rather than leave the socket stalled.
-          (stream ?? request.raw).resume();
-          send(reply, toErrorResponse(head));
-          return;
-        }
-        const encoding = encodingError(request.headers['content-encoding']);
-        if (encoding !== undefined) {
-          stream?.resume();
-          send(reply, pipeline.refuse(head, encoding));
-          return;
-        }
-        if (stream === undefined) {
-          answer(request, reply, head, { raw: '' });
-          return;
-        }
-        collectBody(
-          stream as FastifyRequest['raw'],
-          pipeline.bodyLimit,
-          (error, raw) => {
-            // A 408 carries `connection: close`, so the client stops sending a body nobody reads.
-            if (error) send(reply, pipeline.refuse(head, error));
-            else answer(request, reply, head, { raw });
-          },
-          pipeline.bodyTimeoutMs,
-        );
-      } catch (error) {
-        fail(reply, error);
-      }
+      serve(receiver, new FastifyExchange(request, reply, request.url.slice(prefixLength)));
     }
 
     /**
@@ -200,23 +166,22 @@ function appLogger(fastify: FastifyInstance): FastifyBaseLogger | undefined {
   return typeof log.level === 'string' && typeof log.isLevelEnabled === 'function' ? fastify.log : undefined;
 }
 
+/** The plugin's own options, beside the pipeline's (Fastify's register options among them). */
+const OWN_KEYS = ['prefix', 'closeTimeoutMs', 'logLevel', 'logSerializers'];
+
 const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
-  // Fastify's own register options stay with Fastify; the pipeline rejects keys it does not know.
-  const {
-    prefix = '',
-    closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS,
-    logLevel: _logLevel,
-    logSerializers: _logSerializers,
-    logger = appLogger(fastify),
-    ...rest
-  } = options as FastifyWebhooksOptions & { logLevel?: unknown; logSerializers?: unknown };
+  const { prefix = '', closeTimeoutMs = DEFAULT_CLOSE_TIMEOUT_MS, logger = appLogger(fastify) } = options;
   if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 1) {
     throw new TypeError(`closeTimeoutMs: expected a positive integer, got ${String(closeTimeoutMs)}`);
   }
   // Fastify's logger is pino (or has pino's BaseLogger shape, checked at construction): the
   // pipeline takes a child of it.
-  const pipelineOptions: WebhookPipelineOptions = { ...rest, logger: logger as Logger | undefined };
-  const pipeline = createWebhookPipeline(pipelineOptions, { factory: 'webhooksPlugin' });
+  const receiver = receiverOf(
+    { ...options, logger: logger as Logger | undefined },
+    'webhooksPlugin',
+    OWN_KEYS,
+  );
+  const { pipeline } = receiver;
   supportEveryMethod(fastify);
   const controls = controlsOf(pipeline);
   // On the app (fastify-plugin lifts this plugin's encapsulation): app.webhooks.stats().
@@ -226,7 +191,7 @@ const webhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, opt
     const drained = await controls.close(closeTimeoutMs);
     if (!drained) pipeline.logger.warn({ closeTimeoutMs }, 'webhook callbacks still queued at close');
   });
-  await fastify.register(routesOf(pipeline, captureSettingsOf(pipelineOptions)), { prefix });
+  await fastify.register(routesOf(receiver), { prefix });
 };
 
 /**

@@ -7,22 +7,18 @@ import {
   WebhookError,
   type HttpAnswer,
 } from '../errors.js';
-import {
-  createMemoryDispatcher,
-  type Dispatcher,
-  type EnqueueOutcome,
-  type JobRunner,
-  type WebhookJob,
-} from '../dispatch/index.js';
+import type { WebhookJob } from '../dispatch/index.js';
 import {
   belowBasePath,
-  createWebhookPipeline,
   normaliseBasePath,
-  type RequestHead,
+  type AcceptedHead,
+  type RequestBody,
+  type WebhookObserver,
+  type WebhookPipeline,
   type WebhookPipelineOptions,
 } from '../pipeline/index.js';
-import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { capture, captureSettingsOf, encodingError, INTERNAL_ERROR } from './handle.js';
+import { controlsOf, type WebhookReceiverControls } from './controls.js';
+import { INTERNAL_ERROR, receiverOf, serve, type Exchange, type HeaderEntries } from './core.js';
 import { withTimeout } from '../util/timeout.js';
 
 /**
@@ -63,11 +59,14 @@ export type FetchWebhookHandler = ((request: Request, context?: FetchHandlerCont
 
 /**
  * Follows accepted events to the end of their callbacks, for the requests whose caller can keep
- * the runtime alive (waitUntil). Keyed by request id (the job carries it; several requests may
- * share one, a sender's `x-request-id`, so each key counts its watchers) and by job object.
- * Costs two `size` checks per event when nobody watches.
+ * the runtime alive (waitUntil), through the pipeline's observer: `enqueuing` before a job is
+ * offered to the dispatcher (a callback may run, and finish, before the enqueue returns, so the
+ * promise must exist first), `jobSettled` once its callbacks are over or it was refused. Keyed by
+ * request id (the job carries it; several requests may share one, a sender's `x-request-id`, so
+ * each key counts its watchers) and by job object. Costs two `size` checks per event when nobody
+ * watches.
  */
-class Followed {
+class Followed implements WebhookObserver {
   /** Requests being answered with a waitUntil, by request id: the events they queued so far. */
   private readonly watched = new Map<string, { watchers: number; done: Promise<void>[] }>();
   /** Queued events of watched requests, each with the resolve of its promise. */
@@ -90,125 +89,63 @@ class Followed {
     return done;
   }
 
-  /**
-   * Called just before a job is offered to the dispatcher: a callback may run (and finish)
-   * before `enqueue` even returns, so the promise must exist first.
-   */
-  offered(job: WebhookJob): boolean {
-    if (this.watched.size === 0) return false;
+  enqueuing(job: WebhookJob): void {
+    if (this.watched.size === 0) return;
     const entry = this.watched.get(job.requestId);
-    if (entry === undefined) return false;
+    if (entry === undefined) return;
     entry.done.push(new Promise<void>((resolve) => this.pending.set(job, resolve)));
-    return true;
   }
 
-  /** The job's callbacks are over (or it was never queued): its promise settles. */
-  finished(job: WebhookJob): void {
+  jobSettled(job: WebhookJob): void {
     if (this.pending.size === 0) return;
     const resolve = this.pending.get(job);
     if (resolve === undefined) return;
     this.pending.delete(job);
     resolve();
   }
-}
 
-/** The runner with its end-of-event reports forwarded to `followed`. */
-function followRunner(runner: JobRunner, followed: Followed): JobRunner {
-  return {
-    handles: (type) => runner.handles(type),
-    run(job, attempt) {
-      // A dispatcher that uses run() reports a failed attempt by retrying or dead-lettering it.
-      const result = runner.run(job, attempt);
-      if (result === undefined) followed.finished(job);
-      else void result.then(() => followed.finished(job), IGNORE);
-      return result;
-    },
-    start: (job, attempt) => runner.start(job, attempt),
-    succeeded(job) {
-      runner.succeeded(job);
-      followed.finished(job);
-    },
-    failed: (job, error, attempt, willRetry) => runner.failed(job, error, attempt, willRetry),
-    deadLettered(deadLetter) {
-      runner.deadLettered(deadLetter);
-      followed.finished(deadLetter.job);
-    },
-  };
+  answered(): void {}
+  callbackSettled(): void {}
+  retried(): void {}
 }
-
-/** The dispatcher with each offered job of a watched request followed to its end. */
-function followDispatcher(dispatcher: Dispatcher, followed: Followed): Dispatcher {
-  const refused = (job: WebhookJob, outcome: EnqueueOutcome): EnqueueOutcome => {
-    if (outcome !== 'accepted') followed.finished(job);
-    return outcome;
-  };
-  return {
-    enqueue(job) {
-      if (!followed.offered(job)) return dispatcher.enqueue(job);
-      try {
-        const outcome = dispatcher.enqueue(job);
-        return outcome instanceof Promise
-          ? outcome.then(
-              (value) => refused(job, value),
-              (error: unknown) => {
-                followed.finished(job);
-                throw error;
-              },
-            )
-          : refused(job, outcome);
-      } catch (error) {
-        followed.finished(job);
-        throw error;
-      }
-    },
-    idle: () => dispatcher.idle(),
-    close: (timeoutMs) => dispatcher.close(timeoutMs),
-    counts: (type) => dispatcher.counts(type),
-  };
-}
-
-const IGNORE = (): void => undefined;
 
 /**
- * The pipeline options with the in-process dispatcher wrapped so that callbacks can be followed
- * per request. A dispatcher given as an object is left alone: it stores jobs durably before the
- * 200 and runs them elsewhere, so there is nothing for this process to wait for.
+ * Shares the pipeline's one observer slot between the app's observer (`messaging-webhooks/metrics`
+ * sets it through `pipeline.observe`) and `followed`, which takes its place from the first
+ * request with a waitUntil on: until then the slot holds the app's observer alone, so a handler
+ * that never follows pays nothing. Returns the function that starts following.
  */
-function withFollowedDispatcher(options: WebhookPipelineOptions, followed: Followed): WebhookPipelineOptions {
-  const given = options.dispatcher;
-  if (given !== undefined && typeof given !== 'function') return options;
-  return {
-    ...options,
-    dispatcher: (runner) => {
-      const tracked = followRunner(runner, followed);
-      const dispatcher =
-        given === undefined
-          ? createMemoryDispatcher({
-              runner: tracked,
-              concurrency: options.concurrency,
-              maxQueueSize: options.maxQueueSize,
-              retry: options.retry,
-            })
-          : given(tracked);
-      return followDispatcher(dispatcher, followed);
-    },
+function shareObserver(pipeline: WebhookPipeline, followed: Followed): () => void {
+  const setObserver = pipeline.observe.bind(pipeline);
+  let app: WebhookObserver | undefined;
+  let following = false;
+  const update = () => setObserver(following ? (app === undefined ? followed : both(app, followed)) : app);
+  pipeline.observe = (observer) => {
+    app = observer;
+    update();
+  };
+  return () => {
+    if (following) return;
+    following = true;
+    update();
   };
 }
 
-/** The head of a fetch request as the pipeline reads it. */
-class FetchRequestHead implements RequestHead {
-  readonly method: string;
-  constructor(
-    private readonly headers: Headers,
-    method: string,
-    readonly url: string,
-  ) {
-    this.method = method;
-  }
-
-  header(name: string): string | undefined {
-    return this.headers.get(name) ?? undefined;
-  }
+/** An observer telling `first`, then `second`. */
+function both(first: WebhookObserver, second: Followed): WebhookObserver {
+  return {
+    answered: (type, status, code, seconds) => first.answered(type, status, code, seconds),
+    callbackSettled: (type, seconds) => first.callbackSettled(type, seconds),
+    retried: (type) => first.retried(type),
+    enqueuing(job) {
+      first.enqueuing?.(job);
+      second.enqueuing(job);
+    },
+    jobSettled(job) {
+      first.jobSettled?.(job);
+      second.jobSettled(job);
+    },
+  };
 }
 
 /** Path and query of an absolute URL (`https://host/webhooks/chatbot?token=x` → `/webhooks/chatbot?token=x`), fragment dropped. */
@@ -264,6 +201,8 @@ function readBytes(request: Request, limit: number, timeoutMs: number): Promise<
   });
 }
 
+const IGNORE = (): void => undefined;
+
 const unreadable = (error: unknown): WebhookError =>
   new BodyUnreadableError(error instanceof Error ? error.message : String(error), { cause: error });
 
@@ -301,6 +240,80 @@ const NOT_FOUND = toErrorResponse(new NotFoundError());
 const respond = (answer: HttpAnswer): Response =>
   new Response(answer.body, { status: answer.status, headers: answer.headers });
 
+const NO_BODY: RequestBody = { raw: '' };
+
+/**
+ * A web request as the seam's {@link Exchange}; its answer resolves the handler's promise. With
+ * `keep` (the request's waitUntil), the callbacks its event queued are followed and `keep` is
+ * given the promise of their end once the request is acknowledged.
+ */
+class FetchExchange implements Exchange {
+  readonly method: string;
+  private watching: string | undefined;
+  private sent = false;
+  constructor(
+    private readonly request: Request,
+    readonly url: string,
+    private readonly resolve: (response: Response) => void,
+    private readonly follow: Follow | undefined,
+  ) {
+    this.method = request.method;
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined;
+  }
+
+  contentEncoding(): string | undefined {
+    return this.request.headers.get('content-encoding') ?? undefined;
+  }
+
+  /** The body is left unread: the runtime discards it. */
+  discard(): void {}
+
+  readBody(
+    limit: number,
+    timeoutMs: number,
+    done: (error: WebhookError | undefined, body: RequestBody) => void,
+  ): void {
+    readBytes(this.request, limit, timeoutMs).then(
+      (bytes) => (bytes instanceof WebhookError ? done(bytes, NO_BODY) : done(undefined, { raw: bytes })),
+      (error: unknown) => done(unreadable(error), NO_BODY),
+    );
+  }
+
+  headerEntries(): HeaderEntries {
+    return this.request.headers;
+  }
+
+  accepting(head: AcceptedHead): void {
+    if (this.follow === undefined) return;
+    this.follow.start();
+    this.follow.followed.watch(head.requestId);
+    this.watching = head.requestId;
+  }
+
+  send(answer: HttpAnswer): void {
+    if (this.sent) return;
+    this.sent = true;
+    if (this.watching !== undefined) {
+      const queued = this.follow!.followed.unwatch(this.watching);
+      const [only] = queued;
+      if (answer.status === 200 && only !== undefined)
+        this.follow!.keep(queued.length === 1 ? only : Promise.all(queued));
+    }
+    this.resolve(respond(answer));
+  }
+}
+
+/** How one request is followed: the handler's {@link Followed}, and the request's waitUntil. */
+interface Follow {
+  readonly followed: Followed;
+  /** Puts the observer in place (once per handler). */
+  readonly start: () => void;
+  readonly keep: WaitUntil;
+}
+
 /**
  * Creates a web-standard handler (`Request` → `Promise<Response>`) over the same pipeline as the
  * Express router: same options, answers, error bodies, stats, close and idle. It uses only web
@@ -326,52 +339,33 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchWebhookHa
   if (options.waitUntil !== undefined && typeof options.waitUntil !== 'function') {
     throw new TypeError(`waitUntil: expected a function, got ${typeof options.waitUntil}`);
   }
-  // The pipeline gets its own options only (it rejects keys it does not know).
-  const { basePath: givenBasePath, waitUntil, ...pipelineOptions } = options;
-  const basePath = normaliseBasePath(givenBasePath);
+  const receiver = receiverOf(options, 'createFetchHandler', ['basePath', 'waitUntil']);
+  const basePath = normaliseBasePath(options.basePath);
+  const { waitUntil } = options;
+  // A dispatcher given as an object (BullMQ) stores each event before the 200 and runs it
+  // elsewhere: there is nothing for this process to wait for.
+  const followable = typeof options.dispatcher !== 'object';
   const followed = new Followed();
-  const pipeline = createWebhookPipeline(withFollowedDispatcher(pipelineOptions, followed), {
-    factory: 'createFetchHandler',
-  });
-  const captureSettings = captureSettingsOf(pipelineOptions);
+  const start = shareObserver(receiver.pipeline, followed);
 
-  async function webhookFetchHandler(request: Request, context?: FetchHandlerContext): Promise<Response> {
+  function webhookFetchHandler(request: Request, context?: FetchHandlerContext): Promise<Response> {
+    let url: string | undefined;
     try {
-      const url = belowBasePath(pathAndQuery(request.url), basePath);
-      if (url === undefined) return respond(NOT_FOUND);
-      const head = pipeline.head(new FetchRequestHead(request.headers, request.method, url));
-      // Refused before the body: it is left unread, and the runtime discards it.
-      if (head instanceof WebhookError) return respond(toErrorResponse(head));
-      const encoding = encodingError(request.headers.get('content-encoding') ?? undefined);
-      if (encoding !== undefined) return respond(pipeline.refuse(head, encoding));
-      const body = await readBytes(request, pipeline.bodyLimit, pipeline.bodyTimeoutMs);
-      if (body instanceof WebhookError) return respond(pipeline.refuse(head, body));
-      if (captureSettings) capture(captureSettings, request.headers, head, { raw: body }, pipeline.logger);
-      const keeper = typeof context?.waitUntil === 'function' ? context : undefined;
-      if (keeper === undefined && waitUntil === undefined) {
-        const accepted = pipeline.accept(head, { raw: body });
-        // The in-memory defaults answer synchronously: no await (a promise turn) for them.
-        return respond(accepted instanceof Promise ? await accepted : accepted);
-      }
-      followed.watch(head.requestId);
-      let answer: HttpAnswer;
-      let queued: Promise<void>[];
-      try {
-        answer = await pipeline.accept(head, { raw: body });
-      } finally {
-        queued = followed.unwatch(head.requestId);
-      }
-      const [only] = queued;
-      if (answer.status === 200 && only !== undefined) {
-        const done = queued.length === 1 ? only : Promise.all(queued);
-        if (keeper) keeper.waitUntil(done);
-        else waitUntil?.(done);
-      }
-      return respond(answer);
+      url = belowBasePath(pathAndQuery(request.url), basePath);
     } catch (error) {
-      pipeline.logger.error({ err: error }, 'webhook request failed');
-      return respond(INTERNAL_ERROR);
+      receiver.pipeline.logger.error({ err: error }, 'webhook request failed');
+      return Promise.resolve(respond(INTERNAL_ERROR));
     }
+    if (url === undefined) return Promise.resolve(respond(NOT_FOUND));
+    // The per-request context (Workers' ctx) first; called as its method, as Workers require.
+    const keep: WaitUntil | undefined = !followable
+      ? undefined
+      : typeof context?.waitUntil === 'function'
+        ? (promise) => context.waitUntil(promise)
+        : waitUntil;
+    return new Promise((resolve) => {
+      serve(receiver, new FetchExchange(request, url, resolve, keep && { followed, start, keep }));
+    });
   }
-  return Object.assign(webhookFetchHandler, controlsOf(pipeline));
+  return Object.assign(webhookFetchHandler, controlsOf(receiver.pipeline));
 }

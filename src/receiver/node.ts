@@ -9,14 +9,10 @@ import {
   type HttpAnswer,
   type WebhookError,
 } from '../errors.js';
-import {
-  belowBasePath,
-  createWebhookPipeline,
-  normaliseBasePath,
-  type WebhookPipelineOptions,
-} from '../pipeline/index.js';
-import { controlsOf, type WebhookReceiverControls } from './express.js';
-import { captureSettingsOf, handleRequest, send } from './handle.js';
+import { belowBasePath, normaliseBasePath, type WebhookPipelineOptions } from '../pipeline/index.js';
+import { controlsOf, type WebhookReceiverControls } from './controls.js';
+import { receiverOf, serve } from './core.js';
+import { NodeExchange, send } from './handle.js';
 
 export interface NodeHandlerOptions extends WebhookPipelineOptions {
   /** Path prefix the endpoints live under, e.g. `/webhooks`. @default '' */
@@ -38,9 +34,8 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse) =>
  * http.createServer(handler).listen(3000);
  */
 export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandler {
-  const pipeline = createWebhookPipeline(options, { factory: 'createNodeHandler', extraKeys: ['basePath'] });
+  const receiver = receiverOf(options, 'createNodeHandler', ['basePath']);
   const basePath = normaliseBasePath(options.basePath);
-  const capture = captureSettingsOf(options);
   function webhookHandler(req: IncomingMessage, res: ServerResponse): void {
     const url = belowBasePath(req.url ?? '/', basePath);
     if (url === undefined) {
@@ -48,9 +43,9 @@ export function createNodeHandler(options: NodeHandlerOptions): NodeWebhookHandl
       send(res, NOT_FOUND);
       return;
     }
-    handleRequest(pipeline, req, res, url, undefined, capture);
+    serve(receiver, new NodeExchange(req, res, url));
   }
-  return Object.assign(webhookHandler, controlsOf(pipeline));
+  return Object.assign(webhookHandler, controlsOf(receiver.pipeline));
 }
 
 /** The answer to a request Node refused before any listener saw it, by its error code. */
