@@ -525,7 +525,10 @@ export function expectRecovered(result: FailoverResult, workersDuring: boolean):
   expect([...result.delivery.answers.keys()].filter((status) => status !== 200 && status !== 503)).toEqual(
     [],
   );
-  expect(result.delivery.answersDuringOutage.get(503) ?? 0).toBeGreaterThan(0);
+  // A burst can end before the fault (the lag scenario's default side may get every event acked
+  // by the primary before it is killed): then nothing was answered during the outage to check.
+  const duringOutage = [...result.delivery.answersDuringOutage.values()].reduce((sum, n) => sum + n, 0);
+  if (duringOutage > 0) expect(result.delivery.answersDuringOutage.get(503) ?? 0).toBeGreaterThan(0);
   expect(result.delivery.recoveredAfterMs).toBeDefined();
   // A run repeats only for a job whose completion the dead primary had not replicated: at most the
   // one job per partition running on it at the kill. With workers started after the failover,
