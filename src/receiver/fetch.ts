@@ -249,6 +249,8 @@ const NO_BODY: RequestBody = { raw: '' };
  */
 class FetchExchange implements Exchange {
   readonly method: string;
+  /** Read once: `Request.headers` is a getter (a brand check, a lazily built object in some runtimes). */
+  private readonly headers: Headers;
   private watching: string | undefined;
   private sent = false;
   constructor(
@@ -258,14 +260,15 @@ class FetchExchange implements Exchange {
     private readonly follow: Follow | undefined,
   ) {
     this.method = request.method;
+    this.headers = request.headers;
   }
 
   header(name: string): string | undefined {
-    return this.request.headers.get(name) ?? undefined;
+    return this.headers.get(name) ?? undefined;
   }
 
   contentEncoding(): string | undefined {
-    return this.request.headers.get('content-encoding') ?? undefined;
+    return this.headers.get('content-encoding') ?? undefined;
   }
 
   /** The body is left unread: the runtime discards it. */
@@ -283,7 +286,7 @@ class FetchExchange implements Exchange {
   }
 
   headerEntries(): HeaderEntries {
-    return this.request.headers;
+    return this.headers;
   }
 
   accepting(head: AcceptedHead): void {
