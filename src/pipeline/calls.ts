@@ -13,7 +13,7 @@ const isClaimHeld = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { code?: unknown }).code === CLAIM_PENDING_CODE;
 
 /** What a guarded call returns: its value, or `failed` (logged), as a promise only when asynchronous. */
-export type Guarded<T> = T | 'failed' | Promise<T | 'failed'>;
+type Guarded<T> = T | 'failed' | Promise<T | 'failed'>;
 
 /**
  * The pipeline's calls to its dedupe store and dispatcher. Each takes one argument and never

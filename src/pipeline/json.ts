@@ -206,11 +206,3 @@ export function parseJsonSafely(text: string): { value: unknown; sanitized: bool
 }
 
 const NO_LIMITS: JsonLimits = { maxDepth: Infinity, maxKeys: Infinity, maxItems: Infinity };
-
-/**
- * Removes `__proto__` and `constructor.prototype` keys in place from an already-parsed value, at
- * any depth. Returns true when anything was removed.
- */
-export function stripPrototypeKeys(value: unknown): boolean {
-  return inspectJson(value, NO_LIMITS).sanitized;
-}

@@ -4,7 +4,7 @@ import type { StatsRecorder } from './stats.js';
 import type { RequestTracer, WebhookObserver } from './types.js';
 
 /** Read at every answer and attempt; holds an observer or a tracer only while one is set. */
-export interface Probe {
+interface Probe {
   observer: WebhookObserver | undefined;
   tracer: RequestTracer | undefined;
 }

@@ -1,7 +1,7 @@
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 
 /** Counters kept per webhook type. */
-export const STAT_COUNTERS = [
+const STAT_COUNTERS = [
   'received',
   'acked',
   'duplicates',
@@ -27,7 +27,7 @@ export function answerCounter(status: number): 'acked' | 'invalid' | 'rejected' 
 }
 
 /** Counts for one webhook type. `queued` and `running` are current gauges; the rest are totals. */
-export type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
+type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
 
 /**
  * Counts per webhook type; `unknown` holds requests whose type could not be told (a 404, or a

@@ -63,17 +63,6 @@ export function collectBody(
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Reads a request body up to `limit` bytes within `timeoutMs`. Rejects with a {@link WebhookError}:
- * 413 past the limit (the rest of the stream is discarded, not buffered), 400 when the stream
- * fails, 408 past the deadline.
- */
-export function readBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    collectBody(req, limit, (error, body) => (error ? reject(error) : resolve(body)), timeoutMs);
-  });
-}
-
-/**
  * Reads a request body up to `limit` bytes, as bytes: the pipeline decodes them (strict UTF-8, a
  * BOM skipped) exactly as it does the node adapters' Buffers. With a declared Content-Length (already
  * checked against the limit by the pipeline's head), the body is read at once: the HTTP framing

@@ -68,7 +68,7 @@ export const INTERNAL_ERROR = jsonAnswer(
  * still a 401) and before reading the body, so a gzipped or br-labelled body is a 415
  * `unsupported_encoding` on every adapter, never read as JSON nor inflated.
  */
-export function encodingError(value: string | undefined): UnsupportedEncodingError | undefined {
+function encodingError(value: string | undefined): UnsupportedEncodingError | undefined {
   if (value === undefined) return undefined;
   const coding = value.trim();
   return coding === '' || coding.toLowerCase() === 'identity'
@@ -175,13 +175,13 @@ function fail(pipeline: WebhookPipeline, exchange: Exchange, error: unknown): vo
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
 /** The capture sink of a receiver and the header that carries its token. */
-export interface CaptureSettings {
+interface CaptureSettings {
   readonly sink: CaptureSink;
   readonly tokenHeader: string;
 }
 
 /** The capture settings of a receiver's options; undefined when capture is off. */
-export function captureSettingsOf(options: WebhookPipelineOptions): CaptureSettings | undefined {
+function captureSettingsOf(options: WebhookPipelineOptions): CaptureSettings | undefined {
   return options.capture === undefined
     ? undefined
     : { sink: options.capture, tokenHeader: (options.tokenHeader ?? 'x-webhook-token').toLowerCase() };

@@ -16,7 +16,7 @@ import { Followed, shareObserver } from './follow.js';
  * `ctx.waitUntil`, a service worker's `event.waitUntil`, Vercel's `waitUntil` from
  * `@vercel/functions`, Next.js's `after`.
  */
-export type WaitUntil = (promise: Promise<unknown>) => void;
+type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** What a runtime hands beside the request and the handler can use: an object with `waitUntil` (Workers' `ctx`, Hono's `c.executionCtx`). */
 export interface FetchHandlerContext {

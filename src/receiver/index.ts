@@ -1,6 +1,4 @@
 export * from './express.js';
 export * from './node.js';
-export { webhookErrorHandler } from './express-errors.js';
-export { readBody } from './body.js';
 export * from './fetch.js';
-export { createHealthHandler, type HealthSource } from './health.js';
+export { createHealthHandler } from './health.js';
