@@ -1,30 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CodedError } from '../util/errors.js';
 
-/** Machine-readable codes of the emulator's errors. */
-export type EmulatorErrorCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'BAD_REQUEST'
-  | 'ILLEGAL_TRANSITION'
-  | 'NUMBER_FLAGGED'
-  | 'SESSION_NOT_SUPPORTED'
-  | 'AGENT_UNAVAILABLE'
-  | 'METHOD_NOT_ALLOWED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'INTERNAL';
-
-/** Options of every emulator error. */
-export interface EmulatorErrorOptions {
-  readonly cause?: unknown;
-  /** The request field at fault (400s name it). */
-  readonly field?: string;
-  /** Extra JSON-safe details added to the response body. */
-  readonly details?: Readonly<Record<string, unknown>>;
-}
-
 /** Every code the emulator answers with, each with its HTTP status. */
 export const EMULATOR_ERROR_STATUS = {
   UNAUTHORIZED: 401,
@@ -39,7 +15,18 @@ export const EMULATOR_ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
-} as const satisfies Record<EmulatorErrorCode, number>;
+} as const;
+/** Machine-readable codes of the emulator's errors. */
+export type EmulatorErrorCode = keyof typeof EMULATOR_ERROR_STATUS;
+
+/** Options of every emulator error. */
+export interface EmulatorErrorOptions {
+  readonly cause?: unknown;
+  /** The request field at fault (400s name it). */
+  readonly field?: string;
+  /** Extra JSON-safe details added to the response body. */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
 
 /**
  * Base class of every error the emulator raises, from JS methods and over HTTP alike: one

@@ -12,7 +12,7 @@ import {
 } from '../errors.js';
 import type { Answers } from './answers.js';
 import { createTokenCheck, type TokenCheck } from './auth.js';
-import { tokensOf } from './options.js';
+import { tokenHeaderOf, tokensOf } from './options.js';
 import { parseRoute } from './route.js';
 import type { PipelineState } from './state.js';
 import type { StatsBucket } from './stats.js';
@@ -33,7 +33,7 @@ export function createHeadCheck(
   const { options, stats, probe } = state;
   const tokens = tokensOf(options);
   const checkToken: TokenCheck | undefined = tokens.length > 0 ? createTokenCheck(tokens) : undefined;
-  const tokenHeader = (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
+  const tokenHeader = tokenHeaderOf(options);
   const tokenQueryParam = options.tokenQueryParam ?? 'token';
 
   return function head(request: RequestHead): AcceptedHead | WebhookError {

@@ -21,6 +21,7 @@ import {
   type WebhookPipelineOptions,
 } from '../pipeline/index.js';
 import { bodyText } from '../pipeline/json.js';
+import { tokenHeaderOf } from '../pipeline/options.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 
 /** Request headers as an adapter has them: node's `req.headers` entries, or a web `Headers`. */
@@ -184,7 +185,7 @@ interface CaptureSettings {
 function captureSettingsOf(options: WebhookPipelineOptions): CaptureSettings | undefined {
   return options.capture === undefined
     ? undefined
-    : { sink: options.capture, tokenHeader: (options.tokenHeader ?? 'x-webhook-token').toLowerCase() };
+    : { sink: options.capture, tokenHeader: tokenHeaderOf(options) };
 }
 
 /**
