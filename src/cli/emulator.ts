@@ -9,6 +9,7 @@ import {
   type Emulator,
   type EmulatorSnapshotInput,
 } from '../emulator/index.js';
+import { createPlatformClient, PlatformError } from '../client/index.js';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES, WEBHOOK_URL_FIELDS, type WebhookUrlField } from '../schemas/index.js';
 import { CliError, messageOf, printable, type CliIo } from './output.js';
 
@@ -67,22 +68,27 @@ async function forwardWebhooks(
   url: string,
   urls: Record<WebhookUrlField, string>,
 ): Promise<string[]> {
-  const api = `${url}${emulator.prefixes.messaging}/Messaging/MessagingClientWebHook`;
   const configured: string[] = [];
   for (const client of emulator.state.clients.values()) {
     const user = [...emulator.state.users.values()].find(
       (u) => u.clientId === client.id && !u.disabled && !u.deleted,
     );
     if (user === undefined) continue;
-    const existing = emulator.state.webhookConfigOf(client.id, null);
-    const response = await fetch(api, {
-      method: existing === undefined ? 'POST' : 'PUT',
-      headers: { authorization: user.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify(existing === undefined ? urls : { id: existing.id, ...urls }),
+    const { webhooks } = createPlatformClient({
+      baseUrl: url,
+      apiKey: user.apiKey,
+      messagingPrefix: emulator.prefixes.messaging,
     });
-    if (!response.ok) {
+    const existing = emulator.state.webhookConfigOf(client.id, null);
+    try {
+      await (existing === undefined ? webhooks.create(urls) : webhooks.update({ id: existing.id, ...urls }));
+    } catch (error) {
+      const why =
+        error instanceof PlatformError ? `${error.status} ${JSON.stringify(error.body)}` : messageOf(error);
       throw new CliError(
-        `--forward-to: the emulator refused the configuration of client ${client.clientRef}: ${response.status} ${await response.text()}`,
+        `--forward-to: the emulator refused the configuration of client ${client.clientRef}: ${why}`,
+        1,
+        { cause: error },
       );
     }
     configured.push(client.clientRef);
