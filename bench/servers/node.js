@@ -2,7 +2,7 @@
 //
 //   node-raw        collect the chunks, JSON.parse, writeHead(200) + end(): the hand-written peer
 //                   of the node handler (and the machine's ceiling)
-//   node-readbody   the library's readBody() and send() around a bare JSON.parse: the HTTP part of
+//   node-readbody   the library's collectBody() and send() around a bare JSON.parse: the HTTP part of
 //                   the node handler without the pipeline (cost ladder only; internal modules of
 //                   dist/, so it fails with a clear error when they move)
 //   node-handler    http.createServer(createNodeHandler({ basePath: '/webhooks', ... })), the
@@ -34,26 +34,33 @@ export const kinds = {
     }),
   }),
   'node-readbody': async () => {
-    let readBody;
+    let collectBody;
     let send;
     try {
-      ({ readBody } = await import('../../dist/index.js'));
+      ({ collectBody } = await import('../../dist/receiver/body.js'));
       ({ send } = await import('../../dist/receiver/handle.js'));
     } catch (error) {
-      throw new Error(`node-readbody needs readBody and send from dist/: ${error.message}`, { cause: error });
+      throw new Error(`node-readbody needs collectBody and send from dist/: ${error.message}`, {
+        cause: error,
+      });
     }
-    if (typeof readBody !== 'function' || typeof send !== 'function')
-      throw new Error('node-readbody needs readBody (dist/index.js) and send (dist/receiver/handle.js)');
+    if (typeof collectBody !== 'function' || typeof send !== 'function')
+      throw new Error(
+        'node-readbody needs collectBody (dist/receiver/body.js) and send (dist/receiver/handle.js)',
+      );
     const answer = { status: 200, headers: {}, body: ACK };
+    const refused = { status: 400, headers: {}, body: '{}' };
     return {
       server: http.createServer((req, res) => {
-        readBody(req, 1_048_576).then(
-          (body) => {
+        collectBody(req, 1_048_576, (error, body) => {
+          if (error !== undefined) return send(res, refused);
+          try {
             JSON.parse(body.toString('utf8'));
-            send(res, answer);
-          },
-          () => send(res, { status: 400, headers: {}, body: '{}' }),
-        );
+          } catch {
+            return send(res, refused);
+          }
+          send(res, answer);
+        });
       }),
     };
   },

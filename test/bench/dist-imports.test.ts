@@ -25,6 +25,8 @@ function distImports(): [string, string, string][] {
     const patterns = [
       /import\s*\{([^}]*)\}\s*from\s*'([^']*dist\/[^']*)'/g,
       /const\s*\{([^}]*)\}\s*=\s*await import\('([^']*dist\/[^']*)'\)/g,
+      // Assigned to names declared earlier: `({ a } = await import('../../dist/x.js'));`
+      /\(\{([^}]*)\}\s*=\s*await import\('([^']*dist\/[^']*)'\)\)/g,
     ];
     for (const pattern of patterns) {
       for (const [, names, specifier] of text.matchAll(pattern)) {
