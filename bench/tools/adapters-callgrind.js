@@ -5,7 +5,7 @@
 // dumped: instructions ÷ requests, background threads (V8's compiler, GC helpers) included.
 //
 //   node bench/tools/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
-//                                    [--warmup=3000] [--requests=2000] [--connections=8] [--keep]
+//                                    [--warmup=6000] [--requests=2000] [--connections=8] [--keep]
 //
 // --keep: leave each dump (the measured window only) in /tmp and print its path, for
 // `callgrind_annotate --inclusive=yes <dump>`: which native functions (GC, hashing, Map lookups)
@@ -31,7 +31,7 @@ const options = parseArgs(
       'hono-fetch',
     ])
     .option('--types <list>', 'webhook types', list(WEBHOOK_TYPES), ['chatbot', 'incoming'])
-    .option('--warmup <n>', 'requests before the measured window', integer(), 3000)
+    .option('--warmup <n>', 'requests before the measured window', integer(), 6000)
     .option('--requests <n>', 'requests in the measured window', integer(), 2000)
     .option('--connections <n>', 'keep-alive connections', integer(), 8)
     .option('--cpu', "no valgrind: the server's own CPU time (process.cpuUsage) per request instead")
