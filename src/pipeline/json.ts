@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 
 /** A key that could reach an object's prototype when a parsed payload is merged or copied. */
 const FORBIDDEN_KEY = '__proto__';
@@ -163,6 +163,13 @@ export function scanJsonStructure(bytes: Uint8Array, limits: JsonLimits): keyof 
 const BOM = 0xfeff;
 
 /**
+ * The bytes as a Buffer: the node adapters' as they are, the fetch handler's Uint8Array viewed as
+ * one without a copy (Buffer's toString decodes faster than TextDecoder).
+ */
+const bufferOf = (raw: Uint8Array): Buffer =>
+  Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+
+/**
  * Decodes a raw body as JSON text: strict UTF-8 (invalid bytes are refused, not replaced with
  * U+FFFD: two different byte strings must not become one payload), a leading UTF-8 byte order
  * mark skipped (RFC 8259 §8.1 lets a parser ignore it). Throws a SyntaxError when the text is not
@@ -176,23 +183,17 @@ export function parseJsonText(raw: Uint8Array | string): unknown {
   } else {
     if (!isUtf8(raw)) throw new TypeError('body is not valid UTF-8');
     const start = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
-    // Node adapters hand a Buffer (its toString is the fast path); the fetch handler a Uint8Array.
-    text = Buffer.isBuffer(raw)
-      ? raw.toString('utf8', start)
-      : UTF8.decode(start === 0 ? raw : raw.subarray(start));
+    text = bufferOf(raw).toString('utf8', start);
   }
   return JSON.parse(text) as unknown;
 }
-
-/** Already checked with isUtf8, so nothing is replaced; keeps a BOM (skipped by the caller). */
-const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * A raw body as text for a capture record: invalid bytes become U+FFFD there (a capture keeps
  * what arrived as closely as text can; the pipeline itself refuses such a body).
  */
 export function bodyText(raw: Uint8Array | string): string {
-  return typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : UTF8.decode(raw);
+  return typeof raw === 'string' ? raw : bufferOf(raw).toString('utf8');
 }
 
 /**

@@ -5,7 +5,6 @@ import {
   RequestTimeoutError,
   type WebhookError,
 } from '../errors.js';
-import { withTimeout } from '../util/timeout.js';
 
 /**
  * Collects a request body up to `limit` bytes and calls `done` once: with the body, or with a
@@ -63,52 +62,58 @@ export function collectBody(
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Reads a request body up to `limit` bytes, as bytes: the pipeline decodes them (strict UTF-8, a
- * BOM skipped) exactly as it does the node adapters' Buffers. With a declared Content-Length (already
- * checked against the limit by the pipeline's head), the body is read at once: the HTTP framing
- * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads
- * the node stream directly instead of through a web stream); a body that still comes out longer
- * (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by chunk and
- * cancelled as soon as the limit is passed: nothing past it is buffered. A body not complete
- * within `timeoutMs` is a 408, as on the node adapters (issue 16: a trickled or short body must
- * not hold its request open); a streamed one is cancelled then, and a declared-length one ends
- * when the server closes the connection the 408 asks it to close.
+ * Reads a request body up to `limit` bytes, as bytes, and calls `done` once: with the bytes, or
+ * with the refusal. The pipeline decodes them (strict UTF-8, a BOM skipped) exactly as it does
+ * the node adapters' Buffers. With a declared Content-Length (already checked against the limit
+ * by the pipeline's head), the body is read at once: the HTTP framing holds it to that length, and
+ * `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads the node stream directly
+ * instead of through a web stream); a body that still comes out longer (a hand-made Request) is
+ * refused. Without one (chunked), the stream is read chunk by chunk and cancelled as soon as the
+ * limit is passed: nothing past it is buffered. A body not complete within `timeoutMs` is a 408,
+ * as on the node adapters: a trickled or short body must not hold its request open; a streamed
+ * one is cancelled then, and a declared-length one ends when the server closes the connection
+ * the 408 asks it to close. A callback, like {@link collectBody}: a promise around the read would
+ * add a promise and a turn to every request.
  */
 export function readBytes(
   request: Request,
   limit: number,
   timeoutMs: number,
-): Promise<Uint8Array | WebhookError> {
+  done: (error: WebhookError | undefined, bytes: Uint8Array) => void,
+): void {
   if (request.bodyUsed) {
-    return Promise.resolve(new BodyUnreadableError('the body was already read by another handler'));
+    done(new BodyUnreadableError('the body was already read by another handler'), NO_BYTES);
+    return;
   }
+  let finished = false;
+  const finish = (result: Uint8Array | WebhookError): void => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    if (result instanceof Uint8Array) done(undefined, result);
+    else done(result, NO_BYTES);
+  };
   // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
-  const timedOut = () => new RequestTimeoutError(timeoutMs);
-  if (Number(request.headers.get('content-length') ?? Number.NaN) <= limit) {
-    // One promise and one timer, not withTimeout's race (an async function, Promise.race and a
-    // promise per side): this read runs once per request.
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(timedOut()), timeoutMs);
-      request.arrayBuffer().then(
-        (bytes) => {
-          clearTimeout(timer);
-          resolve(bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes));
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          resolve(unreadable(error));
-        },
-      );
-    });
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN) <= limit;
+  const body = declared ? null : (request.body as ReadableStream<Uint8Array> | null);
+  const reader = body?.getReader();
+  const timer = setTimeout(() => {
+    reader?.cancel().catch(IGNORE);
+    finish(new RequestTimeoutError(timeoutMs));
+  }, timeoutMs);
+  if (declared) {
+    request.arrayBuffer().then(
+      (bytes) => finish(bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),
+      (error: unknown) => finish(unreadable(error)),
+    );
+  } else if (reader === undefined) {
+    finish(NO_BYTES);
+  } else {
+    readStreamed(reader, limit).then(finish, (error: unknown) => finish(unreadable(error)));
   }
-  const body = request.body as ReadableStream<Uint8Array> | null;
-  if (body === null) return Promise.resolve(new Uint8Array(0));
-  const reader = body.getReader();
-  return withTimeout(readStreamed(reader, limit).catch(unreadable), timeoutMs, () => {
-    reader.cancel().catch(IGNORE);
-    return timedOut();
-  });
 }
+
+const NO_BYTES = new Uint8Array(0);
 
 const IGNORE = (): void => undefined;
 

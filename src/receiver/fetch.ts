@@ -8,7 +8,7 @@ import {
 } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './controls.js';
 import { INTERNAL_ERROR, receiverOf, serve, type Exchange, type HeaderEntries } from './core.js';
-import { readBytes, unreadable } from './body.js';
+import { readBytes } from './body.js';
 import { Followed, shareObserver } from './follow.js';
 
 /**
@@ -100,9 +100,8 @@ class FetchExchange implements Exchange {
     timeoutMs: number,
     done: (error: WebhookError | undefined, body: RequestBody) => void,
   ): void {
-    readBytes(this.request, limit, timeoutMs).then(
-      (bytes) => (bytes instanceof WebhookError ? done(bytes, NO_BODY) : done(undefined, { raw: bytes })),
-      (error: unknown) => done(unreadable(error), NO_BODY),
+    readBytes(this.request, limit, timeoutMs, (error, bytes) =>
+      error === undefined ? done(undefined, { raw: bytes }) : done(error, NO_BODY),
     );
   }
 
