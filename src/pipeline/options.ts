@@ -62,7 +62,7 @@ export interface WebhookPipelineOptions extends WebhookHandlers, LoggerOptions {
    * Longest wait for a whole request body, in milliseconds, from the moment its head passed the
    * checks: a body trickled slowly, or shorter than its Content-Length, is answered 408 and its
    * connection closed. Bodies an upstream parser read (`express.json()`) are not covered: set the
-   * server's `requestTimeout` (README, Production). @default 10_000
+   * server's `requestTimeout` (docs/receiver.md, "Production: server timeouts"). @default 10_000
    */
   readonly bodyTimeoutMs?: number | undefined;
   /**

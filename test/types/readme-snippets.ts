@@ -1,8 +1,8 @@
 /**
- * The README text proposed for issue 25 (/work/wt/traps.readme.md), type-checked under the
- * repository's strict tsconfig: the corrected Quick start log line, the exhaustive switch that
- * compiles with unlisted values, `WebhookHandlers` with `satisfies`, `WebhookContext<T>`,
- * `CaptureSink`, the payload variant types and `token: false`. Each block is one exported function.
+ * The types-you-write examples of the README and docs/receiver.md, type-checked under the
+ * repository's strict tsconfig: the Quick start log line, the exhaustive switch that compiles with
+ * unlisted values, `WebhookHandlers` with `satisfies`, `WebhookContext<T>`, `CaptureSink`, the
+ * payload variant types and `token: false`. Each block is one exported function.
  */
 import {
   createNodeHandler,
