@@ -1,14 +1,19 @@
 // node:http servers of the bench:
 //
-//   node-raw        collect the chunks, JSON.parse, writeHead(200) + end(): the hand-written peer
-//                   of the node handler (and the machine's ceiling)
+//   node-raw        collect the chunks, JSON.parse, writeHead(200) + end(): node:http's floor (the
+//                   machine's ceiling for a JSON endpoint)
+//   node-peer       the receiver a user would hand-write on node:http: one path per type, the
+//                   chunks collected, JSON.parse (400 when it is not JSON), then servers/peer.js
+//                   (zod safeParse, lru-cache dedupe, p-queue), the answer as JSON
 //   node-readbody   the library's collectBody() and send() around a bare JSON.parse: the HTTP part of
 //                   the node handler without the pipeline (cost ladder only; internal modules of
 //                   dist/, so it fails with a clear error when they move)
 //   node-handler    http.createServer(createNodeHandler({ basePath: '/webhooks', ... })), the
 //                   options of servers/options.js
 import http from 'node:http';
+import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../../dist/schemas/index.js';
 import { receiverOptions } from './options.js';
+import { createPeer } from './peer.js';
 
 const ACK = JSON.stringify({ received: true });
 const HEADERS = {
@@ -33,6 +38,40 @@ export const kinds = {
       });
     }),
   }),
+  'node-peer': (config) => {
+    const peer = createPeer(config);
+    const typeOf = new Map(WEBHOOK_TYPES.map((type) => [`/webhooks/${WEBHOOK_PATHS[type]}`, type]));
+    const reply = (res, status, body) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+    };
+    return {
+      server: http.createServer((req, res) => {
+        const type = req.method === 'POST' ? typeOf.get(req.url) : undefined;
+        if (type === undefined) {
+          req.resume();
+          return reply(res, 404, { error: { code: 'not_found' } });
+        }
+        const chunks = [];
+        req.on('data', (chunk) => chunks.push(chunk));
+        req.on('end', () => {
+          let body;
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            return reply(res, 400, { error: { code: 'invalid_json' } });
+          }
+          const answer = peer.receive(type, body);
+          reply(res, answer.status, answer.body);
+        });
+      }),
+      receiver: peer,
+    };
+  },
   'node-readbody': async () => {
     let collectBody;
     let send;

@@ -16,6 +16,7 @@ const KIND_MODULES = {
   'express-peer': './express.js',
   'express-router': './express.js',
   'node-raw': './node.js',
+  'node-peer': './node.js',
   'node-readbody': './node.js',
   'node-handler': './node.js',
   'fastify-bare': './fastify.js',
