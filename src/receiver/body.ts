@@ -117,7 +117,7 @@ const NO_BYTES = new Uint8Array(0);
 
 const IGNORE = (): void => undefined;
 
-export const unreadable = (error: unknown): WebhookError =>
+const unreadable = (error: unknown): WebhookError =>
   new BodyUnreadableError(error instanceof Error ? error.message : String(error), { cause: error });
 
 /** Reads a body stream chunk by chunk, cancelling it once past `limit`. */
