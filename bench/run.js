@@ -141,7 +141,7 @@ const program = createProgram('bench', 'The receiver against its targets (docs/b
       'skip scenarios that would start later than this; the watchdog stops all 90 s after',
     )
       .argParser(integer())
-      .default(330),
+      .default(360),
   );
 const options = parseArgs(program);
 options.rounds ??= options.quick ? 1 : 3;
