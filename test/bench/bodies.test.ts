@@ -4,6 +4,7 @@
  * duplicate that skips the enqueue and flatters the receiver. Needs `npm run build` first.
  */
 import { jest } from '@jest/globals';
+import { fakeDateOnly } from '../helpers/clock.js';
 // @ts-expect-error: a JavaScript module of the bench, without types
 import { createBodyFactory } from '../../bench/lib/bodies.js';
 
@@ -20,7 +21,7 @@ function timestampsOf(next: Factory, count: number): number[] {
 it.each(['session', 'event'])(
   'two %s loads started 2 s apart (adjacent cells at a round reversal) share no identity',
   (type) => {
-    jest.useFakeTimers({ now: Date.UTC(2026, 10, 26), doNotFake: ['nextTick', 'setImmediate'] });
+    fakeDateOnly(Date.UTC(2026, 10, 26));
     const first = createBodyFactory(type, { conversations: 10_000 }) as Factory;
     jest.setSystemTime(Date.UTC(2026, 10, 26) + 2_000);
     const second = createBodyFactory(type, { conversations: 10_000 }) as Factory;

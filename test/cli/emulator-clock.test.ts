@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { fakeDateOnly } from '../helpers/clock.js';
 import { startEmulatorCommand, stopEmulatorCommand } from '../../src/cli/emulator.js';
 import type { CliIo } from '../../src/cli/output.js';
 
@@ -10,21 +11,7 @@ const T = Date.UTC(2026, 0, 1, 12, 0, 0);
 const io: CliIo = { out: () => undefined, err: () => undefined, isTty: false, status: () => undefined };
 
 beforeEach(() => {
-  jest.useFakeTimers({
-    now: T,
-    doNotFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'nextTick',
-      'queueMicrotask',
-      'hrtime',
-      'performance',
-    ],
-  });
+  fakeDateOnly(T);
 });
 afterEach(() => jest.useRealTimers());
 

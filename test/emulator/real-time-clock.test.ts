@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { fakeDateOnly } from '../helpers/clock.js';
 import { createEmulator, createRealTimeClock } from '../../src/emulator/index.js';
 import { SEED } from './harness.js';
 
@@ -33,22 +34,7 @@ describe('the real-time clock', () => {
 
 describe("createEmulator({ clock: 'real-time' })", () => {
   beforeEach(() => {
-    // only Date: the emulator's own timers stay real
-    jest.useFakeTimers({
-      now: T,
-      doNotFake: [
-        'setTimeout',
-        'clearTimeout',
-        'setImmediate',
-        'clearImmediate',
-        'setInterval',
-        'clearInterval',
-        'nextTick',
-        'queueMicrotask',
-        'hrtime',
-        'performance',
-      ],
-    });
+    fakeDateOnly(T);
   });
   afterEach(() => jest.useRealTimers());
 
