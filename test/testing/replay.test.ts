@@ -61,6 +61,15 @@ async function startRawServer(status: (index: number) => number = () => 200): Pr
   return { url: urlOf(server), requests, close: () => closeServer(server) };
 }
 
+/** A captured status receipt, received `ms` after the start of 2026. */
+const statusRecordAt = (ms: number): CaptureRecord => ({
+  receivedAt: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
+  type: 'status',
+  path: '/status',
+  headers: {},
+  body: JSON.stringify(buildStatus()),
+});
+
 function listen(server: Server): Promise<void> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 }
@@ -341,19 +350,14 @@ describe('replay', () => {
 
   it("keeps the captured gaps with pacing 'original', divided by a speed factor", async () => {
     const target = await startRawServer();
-    const record = (ms: number): CaptureRecord => ({
-      receivedAt: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
-      type: 'status',
-      path: '/status',
-      headers: {},
-      body: JSON.stringify(buildStatus()),
-    });
     try {
-      const records = [record(0), record(300), record(600)];
+      const records = [statusRecordAt(0), statusRecordAt(300), statusRecordAt(600)];
       const doubled = await replay(records, target.url, { pacing: 2 });
       // 600 ms of captured time at twice the speed cannot finish in under 300 ms.
       expect(doubled.durationMs).toBeGreaterThanOrEqual(290);
-      const unpaced = await replay([record(0), record(3_600_000)], target.url, { pacing: 'none' });
+      const unpaced = await replay([statusRecordAt(0), statusRecordAt(3_600_000)], target.url, {
+        pacing: 'none',
+      });
       expect(unpaced.items.every((item) => item.ok)).toBe(true);
     } finally {
       await target.close();
@@ -363,19 +367,16 @@ describe('replay', () => {
   it('stops between items when its signal aborts, even during a paced wait', async () => {
     const target = await startRawServer();
     const controller = new AbortController();
-    const record = (ms: number): CaptureRecord => ({
-      receivedAt: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
-      type: 'status',
-      path: '/status',
-      headers: {},
-      body: JSON.stringify(buildStatus()),
-    });
     try {
-      const report = await replay([record(0), record(3_600_000), record(7_200_000)], target.url, {
-        pacing: 'original',
-        signal: controller.signal,
-        onProgress: () => controller.abort(),
-      });
+      const report = await replay(
+        [statusRecordAt(0), statusRecordAt(3_600_000), statusRecordAt(7_200_000)],
+        target.url,
+        {
+          pacing: 'original',
+          signal: controller.signal,
+          onProgress: () => controller.abort(),
+        },
+      );
       expect(report.stopped).toBe(true);
       expect(report.items).toHaveLength(1);
       expect(target.requests).toHaveLength(1);
