@@ -283,7 +283,7 @@ function createTracer(
 
     answered(scope, type: StatsBucket, status, code) {
       const receive = scope as Receive;
-      const span = started(receive, !BEFORE_AUTHENTICATION.has(code));
+      const span = receive.span ?? started(receive, !BEFORE_AUTHENTICATION.has(code));
       if (span.isRecording()) {
         span.setAttribute(ATTR.httpResponseStatusCode, status);
         span.setAttribute(ATTR.type, type);

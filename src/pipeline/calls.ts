@@ -39,32 +39,30 @@ export function createStoreCalls(
 ): StoreCalls {
   /**
    * Calls the store or dispatcher with one argument; an asynchronous answer is awaited up to the
-   * enqueue deadline. A function and its argument rather than a closure: nothing is allocated on
-   * the synchronous path, which every request takes with the in-memory defaults.
+   * enqueue deadline, and a throw or rejection is handed to `onError` (by default logged as
+   * `failed`). Functions and their argument rather than closures: nothing is allocated on the
+   * synchronous path, which every request takes with the in-memory defaults.
    */
-  function guarded<A, T>(what: string, call: (arg: A) => T | Promise<T>, arg: A): Guarded<T> {
+  function guarded<A, T>(
+    what: string,
+    call: (arg: A) => T | Promise<T>,
+    arg: A,
+    onError: (what: string, error: unknown, arg: A) => T | 'failed' = failed,
+  ): Guarded<T> {
     try {
       const result = call(arg);
       if (!(result instanceof Promise)) return result;
       return withTimeout(result, enqueueTimeoutMs, () => {
         throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
-      }).catch((error: unknown) => failed(what, error, arg));
+      }).catch((error: unknown) => onError(what, error, arg));
     } catch (error) {
-      return failed(what, error, arg);
+      return onError(what, error, arg);
     }
   }
 
-  function claimOf(key: string): Guarded<boolean | 'held'> {
-    try {
-      const result = claim(key);
-      if (!(result instanceof Promise)) return result;
-      return withTimeout(result, enqueueTimeoutMs, () => {
-        throw new Error(`no answer within ${enqueueTimeoutMs} ms`);
-      }).catch((error: unknown) => (isClaimHeld(error) ? 'held' : failed('dedupe store', error, key)));
-    } catch (error) {
-      return isClaimHeld(error) ? 'held' : failed('dedupe store', error, key);
-    }
-  }
+  /** A claim another request holds is `held`, not a store failure. */
+  const claimFailed = (what: string, error: unknown, key: string): 'held' | 'failed' =>
+    isClaimHeld(error) ? 'held' : failed(what, error, key);
 
   function failed(what: string, error: unknown, arg?: unknown): 'failed' {
     // A store's error may name the dedupe key (phone numbers, texts): logged as a logRef.
@@ -81,7 +79,7 @@ export function createStoreCalls(
   const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
 
   return {
-    claim: claimOf,
+    claim: (key) => guarded<string, boolean | 'held'>('dedupe store', claim, key, claimFailed),
     release: (key) => guarded('dedupe release', release, key),
     confirm: (key) => guarded('dedupe confirm', confirm, key),
     forget: (key) => guarded('dedupe forget', forget, key),
