@@ -64,25 +64,33 @@ const EMPTY = Buffer.alloc(0);
 /**
  * Reads a request body up to `limit` bytes, as bytes, and calls `done` once: with the bytes, or
  * with the refusal. The pipeline decodes them (strict UTF-8, a BOM skipped) exactly as it does
- * the node adapters' Buffers. With a declared Content-Length (already checked against the limit
- * by the pipeline's head), the body is read at once: the HTTP framing holds it to that length, and
- * `arrayBuffer()` takes runtimes' fast paths (@hono/node-server reads the node stream directly
- * instead of through a web stream); a body that still comes out longer (a hand-made Request) is
- * refused. Without one (chunked), the stream is read chunk by chunk and cancelled as soon as the
- * limit is passed: nothing past it is buffered. A body not complete within `timeoutMs` is a 408,
- * as on the node adapters: a trickled or short body must not hold its request open; a streamed
- * one is cancelled then, and a declared-length one ends when the server closes the connection
- * the 408 asks it to close. A callback, like {@link collectBody}: a promise around the read would
- * add a promise and a turn to every request.
+ * the node adapters' Buffers. With a declared `contentLength` (the request's header, already
+ * checked against the limit by the pipeline's head), the body is read at once: the HTTP framing
+ * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server
+ * reads the node stream directly instead of through a web stream); a body that still comes out
+ * longer (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by
+ * chunk and cancelled as soon as the limit is passed: nothing past it is buffered. A body not
+ * complete within `timeoutMs` is a 408, as on the node adapters: a trickled or short body must
+ * not hold its request open; a streamed one is cancelled then, and a declared-length one ends
+ * when the server closes the connection the 408 asks it to close. A callback, like
+ * {@link collectBody}: a promise around the read would add a promise and a turn to every request.
  */
 export function readBytes(
   request: Request,
+  contentLength: string | null,
   limit: number,
   timeoutMs: number,
   done: (error: WebhookError | undefined, bytes: Uint8Array) => void,
 ): void {
   if (request.bodyUsed) {
-    done(new BodyUnreadableError('the body was already read by another handler'), NO_BYTES);
+    done(new BodyUnreadableError('the body was already read by another handler'), EMPTY);
+    return;
+  }
+  // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
+  const declared = Number(contentLength ?? Number.NaN) <= limit;
+  const reader = declared ? undefined : (request.body as ReadableStream<Uint8Array> | null)?.getReader();
+  if (!declared && reader === undefined) {
+    done(undefined, EMPTY);
     return;
   }
   let finished = false;
@@ -91,29 +99,21 @@ export function readBytes(
     finished = true;
     clearTimeout(timer);
     if (result instanceof Uint8Array) done(undefined, result);
-    else done(result, NO_BYTES);
+    else done(result, EMPTY);
   };
-  // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN) <= limit;
-  const body = declared ? null : (request.body as ReadableStream<Uint8Array> | null);
-  const reader = body?.getReader();
   const timer = setTimeout(() => {
     reader?.cancel().catch(IGNORE);
     finish(new RequestTimeoutError(timeoutMs));
   }, timeoutMs);
-  if (declared) {
+  if (reader === undefined) {
     request.arrayBuffer().then(
       (bytes) => finish(bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),
       (error: unknown) => finish(unreadable(error)),
     );
-  } else if (reader === undefined) {
-    finish(NO_BYTES);
   } else {
     readStreamed(reader, limit).then(finish, (error: unknown) => finish(unreadable(error)));
   }
 }
-
-const NO_BYTES = new Uint8Array(0);
 
 const IGNORE = (): void => undefined;
 

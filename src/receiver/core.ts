@@ -4,6 +4,7 @@
  * it to {@link serve}, which runs it through the pipeline: head checks, Content-Encoding, body,
  * capture, accept, and every failure path. No adapter writes an answer of its own.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   jsonAnswer,
   toErrorResponse,
@@ -55,6 +56,15 @@ export interface Exchange extends RequestHead {
   send(answer: HttpAnswer): void;
   /** Called with the head just before the body is accepted (the fetch adapter's `waitUntil`). */
   accepting?(head: AcceptedHead): void;
+}
+
+/** The body handed on with a refusal (`serve` does not read it) or for a request without one. */
+export const NO_BODY: RequestBody = { raw: '' };
+
+/** A header of node's `req.headers` (Express, node:http, Fastify): the first of repeated values. */
+export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The answer to a request that failed inside the library (a bug): never a stack trace. */

@@ -13,7 +13,15 @@ import type { HttpAnswer, WebhookError } from '../errors.js';
 import type { RequestBody, WebhookPipelineOptions } from '../pipeline/index.js';
 import { collectBody } from './body.js';
 import { controlsOf, type WebhookReceiverControls } from './controls.js';
-import { receiverOf, serve, type Exchange, type HeaderEntries, type Receiver } from './core.js';
+import {
+  firstHeader,
+  NO_BODY,
+  receiverOf,
+  serve,
+  type Exchange,
+  type HeaderEntries,
+  type Receiver,
+} from './core.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,8 +66,7 @@ class FastifyExchange implements Exchange {
   }
 
   header(name: string): string | undefined {
-    const value = this.request.headers[name];
-    return Array.isArray(value) ? value[0] : value;
+    return firstHeader(this.request.headers, name);
   }
 
   contentEncoding(): string | undefined {
@@ -94,8 +101,6 @@ class FastifyExchange implements Exchange {
     void this.reply.code(answer.status).headers(answer.headers).send(answer.body);
   }
 }
-
-const NO_BODY: RequestBody = { raw: '' };
 
 /**
  * The routes, in a scope of their own: its content-type parser hands every body over unread, so

@@ -61,8 +61,6 @@ const NOT_FOUND = toErrorResponse(new NotFoundError());
 const respond = (answer: HttpAnswer): Response =>
   new Response(answer.body, { status: answer.status, headers: answer.headers });
 
-const NO_BODY: RequestBody = { raw: '' };
-
 /**
  * A web request as the seam's {@link Exchange}; its answer resolves the handler's promise. With
  * `keep` (the request's waitUntil), the callbacks its event queued are followed and `keep` is
@@ -100,8 +98,8 @@ class FetchExchange implements Exchange {
     timeoutMs: number,
     done: (error: WebhookError | undefined, body: RequestBody) => void,
   ): void {
-    readBytes(this.request, limit, timeoutMs, (error, bytes) =>
-      error === undefined ? done(undefined, { raw: bytes }) : done(error, NO_BODY),
+    readBytes(this.request, this.headers.get('content-length'), limit, timeoutMs, (error, bytes) =>
+      done(error, { raw: bytes }),
     );
   }
 

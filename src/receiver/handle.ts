@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyUnreadableError, type HttpAnswer, type WebhookError } from '../errors.js';
 import type { RequestBody } from '../pipeline/index.js';
 import { collectBody } from './body.js';
-import type { Exchange, HeaderEntries } from './core.js';
+import { firstHeader, NO_BODY, type Exchange, type HeaderEntries } from './core.js';
 
 /** Writes an answer with the raw node API (Express's response is a node response too). */
 export function send(res: ServerResponse, answer: HttpAnswer): void {
@@ -30,8 +30,7 @@ export class NodeExchange implements Exchange {
   }
 
   header(name: string): string | undefined {
-    const value = this.req.headers[name];
-    return Array.isArray(value) ? value[0] : value;
+    return firstHeader(this.req.headers, name);
   }
 
   contentEncoding(): string | undefined {
@@ -68,5 +67,3 @@ export class NodeExchange implements Exchange {
     send(this.res, answer);
   }
 }
-
-const NO_BODY: RequestBody = { raw: '' };
