@@ -70,9 +70,7 @@ async function forwardWebhooks(
 ): Promise<string[]> {
   const configured: string[] = [];
   for (const client of emulator.state.clients.values()) {
-    const user = [...emulator.state.users.values()].find(
-      (u) => u.clientId === client.id && !u.disabled && !u.deleted,
-    );
+    const user = [...emulator.state.usersOfClient(client.id)].find((u) => !u.disabled && !u.deleted);
     if (user === undefined) continue;
     const { webhooks } = createPlatformClient({
       baseUrl: url,

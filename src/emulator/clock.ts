@@ -22,26 +22,13 @@ export interface ClockOptions {
   readonly start?: number | 'real';
 }
 
-/** A manual clock: it only moves when advanced or set. */
+/** A manual clock: it only moves when advanced or set (a real-time clock whose source stands still). */
 export function createClock(options: ClockOptions = {}): EmulatorClock {
-  let current = options.start === undefined || options.start === 'real' ? Date.now() : options.start;
-  return {
-    now: () => current,
-    advance(ms) {
-      if (!Number.isFinite(ms) || ms < 0) {
-        throw new TypeError(`clock.advance expects a finite number of milliseconds >= 0, got ${String(ms)}`);
-      }
-      current += ms;
-      return current;
-    },
-    set(time) {
-      if (!Number.isFinite(time))
-        throw new TypeError(`clock.set expects Unix milliseconds, got ${String(time)}`);
-      current = time;
-      return current;
-    },
-  };
+  const start = options.start === undefined || options.start === 'real' ? Date.now() : options.start;
+  return createRealTimeClock({ start, source: STILL });
 }
+
+const STILL = (): number => 0;
 
 /** Options of {@link createRealTimeClock}. */
 export interface RealTimeClockOptions {

@@ -28,7 +28,9 @@ const table = (id: string, caption: string, heads: readonly string[], rows: read
     .join(
       '',
     )}</tr></thead><tbody>${rows.join('') || `<tr><td colspan="${heads.length}">None</td></tr>`}</tbody></table>`;
-const row = (cells: readonly Cell[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+/** A table row of escaped cells; `extra` is one more cell of markup the caller already escaped. */
+const row = (cells: readonly Cell[], extra?: string): string =>
+  `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}${extra === undefined ? '' : `<td>${extra}</td>`}</tr>`;
 const options = (values: readonly string[], selected?: string, labels?: readonly string[]): string =>
   values
     .map(
@@ -118,19 +120,22 @@ export function stateParts(
       key === undefined
         ? '(no seed key for this client)'
         : `<button data-edit-config="${esc(c.id)}" data-key="${esc(key)}" data-config="${esc(JSON.stringify(fields))}" aria-label="Edit configuration ${esc(c.id)}">Edit</button> <button data-delete-config="${esc(c.id)}" data-key="${esc(key)}" aria-label="Delete configuration ${esc(c.id)}">Delete</button>`;
-    return row([
-      c.clientRef,
-      c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
-      c.id,
-      shown(c.incomingMessageURL),
-      shown(c.statusUpdateURL),
-      shown(c.sessionStatusURL),
-      shown(c.eventWebhookURL),
-      shown(c.chatbotWebhookURL),
-      c.chatbotIncludeOutgoing ? 'yes' : 'no',
-      c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
-      c.chatbotPayloadVersion ?? 'v1 (default)',
-    ]).replace(/<\/tr>$/, `<td>${actions}</td></tr>`);
+    return row(
+      [
+        c.clientRef,
+        c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
+        c.id,
+        shown(c.incomingMessageURL),
+        shown(c.statusUpdateURL),
+        shown(c.sessionStatusURL),
+        shown(c.eventWebhookURL),
+        shown(c.chatbotWebhookURL),
+        c.chatbotIncludeOutgoing ? 'yes' : 'no',
+        c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
+        c.chatbotPayloadVersion ?? 'v1 (default)',
+      ],
+      actions,
+    );
   });
   const messages = view.messages.rows.map(
     (m) =>
@@ -223,12 +228,15 @@ export function stateParts(
   };
 }
 
-function marks(entry: DeliveryLogEntry, sequenceOf: (id: string) => string): string {
+function marks(
+  entry: DeliveryLogEntry,
+  sequenceOf: (id: string) => string,
+  notes: ReturnType<typeof deliveryNotes>,
+): string {
   const list: string[] = entry.faults.map((f) => (f === 'outOfOrder' ? 'out of order' : f));
   if (entry.duplicateOf !== null) list.push(`duplicate of #${sequenceOf(entry.duplicateOf)}`);
   if (entry.resendOf !== null) list.push(`resend of #${sequenceOf(entry.resendOf)}`);
   if (entry.undocumented) list.push('undocumented');
-  const notes = deliveryNotes(entry);
   const shownMarks = list.map((m) => `<span class="mark">${esc(m)}</span>`);
   // what the receiver said and which way a chatbot event goes: marks of their own (not faults)
   if (notes.direction !== null) {
@@ -258,6 +266,7 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
   };
   const body = rows.map((e) => {
     const state = e.state === 'delivering' && e.attempts > 1 ? 'retrying' : e.state;
+    const notes = deliveryNotes(e);
     return `<tr class="${e.faults.length > 0 || e.duplicateOf !== null ? 'fault' : ''}"><td><button class="open" data-open="${e.id}" aria-label="Open delivery ${e.sequence}">#${e.sequence}</button></td>${[
       time(e.emittedAt),
       e.type,
@@ -270,13 +279,13 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
     ]
       .map((c, i) => {
         if (i !== 4) return `<td>${esc(c)}</td>`;
-        const failure = e.state === 'delivered' ? null : deliveryNotes(e).failure;
+        const failure = e.state === 'delivered' ? null : notes.failure;
         const why = failure === null ? '' : ` <span class="why">${esc(failure)}</span>`;
         return `<td class="state-${esc(state)}">${esc(c)}${why}</td>`;
       })
       .join(
         '',
-      )}<td>${marks(e, sequenceOf)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
+      )}<td>${marks(e, sequenceOf, notes)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
   });
   const first = total === 0 ? 0 : page * query.size + 1;
   return `<div id="log-view" data-page="${page}"><p>${total} deliveries${total === 0 ? '' : `; ${first}–${first + rows.length - 1} shown, newest first`} (page ${page + 1} of ${pages})</p>

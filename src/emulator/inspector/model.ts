@@ -217,6 +217,9 @@ export function inspectorView(
     numbers: [...state.numbers.values()].map((number) => {
       const config = webhookConfigFor(state, number);
       const session = state.sessions.get(number.id);
+      // Whether the number's client configured anything: asked once per number, and only by a
+      // type that no configuration routes.
+      let configured: boolean | undefined;
       const routes = Object.fromEntries(
         WEBHOOK_TYPES.map((type): [WebhookType, InspectorRoute] => {
           if (type === 'session' && number.kind === 'cloud')
@@ -227,7 +230,7 @@ export function inspectorView(
             type,
           );
           if (reason !== 'no default (rule 8)') return [type, { url: url ?? null, reason }];
-          const configured = state.webhookConfigsOfClient(number.clientId).length > 0;
+          configured ??= state.webhookConfigsOfClient(number.clientId).length > 0;
           return [
             type,
             {
