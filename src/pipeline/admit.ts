@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
   toErrorResponse,
   type HttpAnswer,
+  type WebhookError,
 } from '../errors.js';
 import { logRef } from '../logger.js';
 import type { WebhookType } from '../schemas/index.js';
@@ -48,13 +49,28 @@ export function createAdmit(
   const { logger, stats, probe, redactLogs, retryAfter } = state;
   const { runner, store, dedupeKeyOf, failOpen, enqueueEveryType } = settings;
 
+  /** Counts an acknowledged request, reports its answer, and returns it. */
+  function ack(
+    type: WebhookType,
+    accepted: AcceptedHead,
+    code: 'ok' | 'duplicate',
+    answer: HttpAnswer,
+  ): HttpAnswer {
+    stats.inc(type, 'acked');
+    answered(type, 200, code, accepted.startedAt, accepted.span);
+    return answer;
+  }
+
+  /** Counts a request refused after validation, reports the refusal, and returns its answer. */
+  function reject(type: WebhookType, accepted: AcceptedHead, error: WebhookError): HttpAnswer {
+    stats.inc(type, 'rejected');
+    answered(type, error.status, error.code, accepted.startedAt, accepted.span);
+    return toErrorResponse(error);
+  }
+
   function admit(accepted: AcceptedHead, valid: ValidPayload): HttpAnswer | Promise<HttpAnswer> {
     const { type } = valid;
-    if (!enqueueEveryType && !runner.handles(type)) {
-      stats.inc(type, 'acked');
-      answered(type, 200, 'ok', accepted.startedAt, accepted.span);
-      return ACK_ANSWER;
-    }
+    if (!enqueueEveryType && !runner.handles(type)) return ack(type, accepted, 'ok', ACK_ANSWER);
     const identity = dedupeKeyOf[type]?.(valid.data);
     const job: WebhookJob = {
       type,
@@ -86,8 +102,7 @@ export function createAdmit(
     const { type } = job;
     if (outcome === false) {
       stats.inc(type, 'duplicates');
-      stats.inc(type, 'acked');
-      answered(type, 200, 'duplicate', accepted.startedAt, accepted.span);
+      const answer = ack(type, accepted, 'duplicate', DUPLICATE_ANSWER);
       // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
       if (logger.isLevelEnabled('debug')) {
         const key = job.dedupeKey ?? '';
@@ -98,28 +113,22 @@ export function createAdmit(
           'duplicate webhook acknowledged',
         );
       }
-      return DUPLICATE_ANSWER;
+      return answer;
     }
     if (outcome === 'held') {
       // Two deliveries of one event at two instances at once (a sender's retry racing its first
       // attempt): the store is healthy, so a warning, not an error; the key only as a logRef.
-      stats.inc(type, 'rejected');
-      const error = new ClaimHeldError(retryAfter);
-      answered(type, error.status, error.code, accepted.startedAt, accepted.span);
+      const answer = reject(type, accepted, new ClaimHeldError(retryAfter));
       logger.warn(
         redactLogs
           ? { requestId: job.requestId, type, eventRef: logRef(job.dedupeKey ?? '') }
           : { requestId: job.requestId, type, dedupeKey: job.dedupeKey },
         'event claimed by another request: answered 503 claim_held, the sender retries',
       );
-      return toErrorResponse(error);
+      return answer;
     }
-    if (outcome === 'failed' && !failOpen) {
-      stats.inc(type, 'rejected');
-      const error = new StoreUnavailableError(retryAfter);
-      answered(type, error.status, error.code, accepted.startedAt, accepted.span);
-      return toErrorResponse(error);
-    }
+    if (outcome === 'failed' && !failOpen)
+      return reject(type, accepted, new StoreUnavailableError(retryAfter));
     return dispatch(job, outcome === true, accepted);
   }
 
@@ -145,33 +154,25 @@ export function createAdmit(
     outcome: EnqueueOutcome | 'failed',
     accepted: AcceptedHead,
   ): HttpAnswer | Promise<HttpAnswer> {
-    const { startedAt, span } = accepted;
     const key = claimed ? job.dedupeKey : undefined;
     if (outcome !== 'accepted') {
-      stats.inc(job.type, 'rejected');
       probe.observer?.jobSettled?.(job);
-      const error =
+      const answer = reject(
+        job.type,
+        accepted,
         outcome === 'full'
           ? new QueueFullError(retryAfter)
           : outcome === 'closed'
             ? new ShuttingDownError(retryAfter)
-            : new StoreUnavailableError(retryAfter);
-      answered(job.type, error.status, error.code, startedAt, span);
+            : new StoreUnavailableError(retryAfter),
+      );
       // Not enqueued: forget the claim so the sender's retry is not swallowed as a duplicate.
       const released = key === undefined ? undefined : calls.release(key);
-      return chain(released, () => toErrorResponse(error));
+      return chain(released, () => answer);
     }
-    if (key === undefined || !store?.confirm) {
-      stats.inc(job.type, 'acked');
-      answered(job.type, 200, 'ok', startedAt, span);
-      return ACK_ANSWER;
-    }
+    if (key === undefined || !store?.confirm) return ack(job.type, accepted, 'ok', ACK_ANSWER);
     // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
-    return chain(calls.confirm(key), () => {
-      stats.inc(job.type, 'acked');
-      answered(job.type, 200, 'ok', startedAt, span);
-      return ACK_ANSWER;
-    });
+    return chain(calls.confirm(key), () => ack(job.type, accepted, 'ok', ACK_ANSWER));
   }
 
   return admit;
