@@ -55,6 +55,11 @@ export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
  */
 class FastifyExchange implements Exchange {
   readonly method: string;
+  /**
+   * Set by `send`. Not `reply.sent`: that stays false until the response has ended, which an async
+   * onSend hook of the app puts off past the request's turn.
+   */
+  answered = false;
   private readonly stream: Readable | undefined;
   constructor(
     private readonly request: FastifyRequest,
@@ -97,7 +102,8 @@ class FastifyExchange implements Exchange {
   }
 
   send(answer: HttpAnswer): void {
-    if (this.reply.sent) return;
+    if (this.answered || this.reply.sent) return;
+    this.answered = true;
     void this.reply.code(answer.status).headers(answer.headers).send(answer.body);
   }
 }
@@ -134,8 +140,9 @@ function routesOf(receiver: Receiver) {
      * gets the same answer as on the other adapters. POST's route has no hook.
      */
     function refuseEarly(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-      webhookRoute(request, reply);
-      if (!reply.sent) done();
+      const exchange = new FastifyExchange(request, reply, request.url.slice(prefixLength));
+      serve(receiver, exchange);
+      if (!exchange.answered) done();
     }
 
     const others = scope.supportedMethods.filter((method) => method !== 'POST');
