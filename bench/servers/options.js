@@ -7,7 +7,9 @@
 //                after `callbackMs`, default 30 000), 'sync' (a plain function)
 //   variant      'sync' (as callbacks 'sync'), 'no-callbacks' (none registered: parse, validate, ack), 'no-dedupe' (dedupe:
 //                false), 'full-store' (the dedupe store already holding DEFAULT_DEDUPE_MAX keys,
-//                the state a long run reaches: every new event evicts one)
+//                the state a long run reaches: every new event evicts one), 'spin' (peers only,
+//                servers/peer.js: a busy loop of SPIN_US per request, a known cost to calibrate by:
+//                how much of it the load's figures show, docs/bench.md)
 //   maxQueueSize, concurrency    passed through
 //   redisPath    Redis mode on that unix socket: createRedisDedupeStore + createBullMQDispatcher
 //                (no worker runs: the receiver's side, claim + add, is what is measured)

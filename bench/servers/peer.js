@@ -55,6 +55,15 @@ const DUPLICATE = { status: 200, body: { received: true, duplicate: true } };
 const INVALID = { status: 400, body: { error: { code: 'invalid_payload' } } };
 const QUEUE_FULL = { status: 503, body: { error: { code: 'queue_full' } } };
 
+/** The busy loop of the `spin` variant, in µs per request (servers/options.js). */
+export const SPIN_US = 5;
+
+/** Busy-waits `us` microseconds: a cost of known size on the request path. */
+function spinFor(us) {
+  const end = process.hrtime.bigint() + BigInt(us * 1000);
+  while (process.hrtime.bigint() < end);
+}
+
 /** Maps each URL path segment (WEBHOOK_PATHS) to its type. */
 export const TYPE_BY_PATH = Object.fromEntries(
   schemas.WEBHOOK_TYPES.map((type) => [schemas.WEBHOOK_PATHS[type], type]),
@@ -67,6 +76,7 @@ export const TYPE_BY_PATH = Object.fromEntries(
  */
 export function createPeer(config = {}) {
   const callbacks = callbacksOf(config);
+  const spin = config.variant === 'spin';
   const run = {
     incoming: callbacks.onIncoming,
     status: callbacks.onStatus,
@@ -82,6 +92,7 @@ export function createPeer(config = {}) {
   };
   return {
     receive(type, body) {
+      if (spin) spinFor(SPIN_US);
       counts.received += 1;
       const result = VALIDATE[type](body);
       if (!result.success) {

@@ -2,11 +2,14 @@
 // server CPU). argv[2] is a JSON config `{ kind, ...options }`; `kind` may carry a variant after
 // a colon (`fastify-plugin:no-dedupe`, servers/options.js). The kind's module builds it; this
 // file makes it listen on 127.0.0.1 (port 0), reports `{ ready, port }`, then answers `probe`
-// (CPU time, memory, the receiver's stats) until stopped.
+// (CPU time, memory, the receiver's stats) and `profileStart`/`profileStop` (a CPU profile of a
+// window, tools/adapters-profile.js) until stopped.
 //
 // A kind module exports `kinds`: name → (config) → { server } (an http.Server, not yet listening)
 // or { port } (already listening), plus `receiver` (anything with stats()) and `probe` (extra
 // fields for the probe) when it has them.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { serveCommands } from '../lib/proc.js';
 
 /** Which module serves each kind. */
@@ -41,7 +44,25 @@ if (built.server) {
   await new Promise((resolve) => built.server.listen(0, '127.0.0.1', resolve));
   port = built.server.address().port;
 }
+/** The inspector session of a profile under way (tools/adapters-profile.js). */
+let profiler;
 serveCommands({
+  // A V8 CPU profile of one window of the run, start-up and warm-up left out: profileStart, then
+  // profileStop writes it to `file`.
+  profileStart: async () => {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.start');
+    return true;
+  },
+  profileStop: async ({ file }) => {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
+    return true;
+  },
   probe: () => ({
     cpu: process.cpuUsage(),
     memory: process.memoryUsage(),
