@@ -3,6 +3,7 @@ import type { DedupeStore } from '../dedupe/index.js';
 import type { DeadLetter, Dispatcher } from '../dispatch/index.js';
 import type { StoreCalls } from './calls.js';
 import type { PipelineState } from './state.js';
+import type { WebhookStats } from './stats.js';
 import type { WebhookHealth } from './types.js';
 
 /** What the lifecycle stage needs besides the shared state. */
@@ -25,6 +26,8 @@ export interface Lifecycle {
    */
   readonly close: (timeoutMs?: number) => Promise<boolean>;
   readonly health: () => WebhookHealth;
+  /** The counters, with each type's queued and running events as the dispatcher counts them. */
+  readonly stats: () => WebhookStats;
 }
 
 export function createLifecycle(
@@ -36,6 +39,8 @@ export function createLifecycle(
   const { store, dispatcher, deadLetters, queueThreshold } = settings;
   /** Claims being forgotten for dead letters: close() waits for them before closing the store. */
   const forgetting = new Set<Promise<unknown>>();
+
+  const snapshot = (): WebhookStats => stats.snapshot((type) => dispatcher.counts(type));
 
   function keepDeadLetter(deadLetter: DeadLetter): void {
     const { job } = deadLetter;
@@ -60,7 +65,7 @@ export function createLifecycle(
    */
   async function handOverUnfinished(): Promise<void> {
     const onUnfinished = options.onUnfinished;
-    const total = stats.snapshot((type) => dispatcher.counts(type)).total;
+    const { total } = snapshot();
     if (onUnfinished === undefined || dispatcher.withdraw === undefined) {
       logger.warn(
         { queued: total.queued, running: total.running },
@@ -102,7 +107,7 @@ export function createLifecycle(
   }
 
   function health(): WebhookHealth {
-    const { total } = stats.snapshot((type) => dispatcher.counts(type));
+    const { total } = snapshot();
     const unfinished = total.queued + total.running;
     const reasons: string[] = [];
     if (state.closing) reasons.push('closing');
@@ -121,5 +126,5 @@ export function createLifecycle(
     return { ready: reasons.length === 0, reasons, closing: state.closing, unfinished, queueThreshold };
   }
 
-  return { keepDeadLetter, close, health };
+  return { keepDeadLetter, close, health, stats: snapshot };
 }

@@ -184,7 +184,7 @@ export function createWebhookPipeline(
       return toErrorResponse(error);
     },
     close: lifecycle.close,
-    stats: () => stats.snapshot((type) => dispatcher.counts(type)),
+    stats: lifecycle.stats,
     idle: () => dispatcher.idle(),
     health: lifecycle.health,
     observe(observer) {
