@@ -73,6 +73,7 @@ export function createHeadCheck(
       type: route.type,
       requestId,
       receivedAt: Date.now(),
+      declaredLength: length,
       startedAt: probe.observer === undefined ? undefined : performance.now(),
       span,
     };

@@ -19,6 +19,11 @@ export interface AcceptedHead {
   readonly type: WebhookType | undefined;
   readonly requestId: string;
   readonly receivedAt: number;
+  /**
+   * The request's Content-Length as a number, already checked against the body limit; NaN without
+   * one (a chunked body) or when it is not a number. Read once, here, for the adapter's body read.
+   */
+  readonly declaredLength: number;
   /** `performance.now()` when the head passed, set only while an observer is watching. */
   readonly startedAt?: number | undefined;
   /** The request's span, set only while a tracer is set ({@link WebhookPipeline.trace}). */

@@ -64,8 +64,8 @@ const EMPTY = Buffer.alloc(0);
 /**
  * Reads a request body up to `limit` bytes, as bytes, and calls `done` once: with the bytes, or
  * with the refusal. The pipeline decodes them (strict UTF-8, a BOM skipped) exactly as it does
- * the node adapters' Buffers. With a declared `contentLength` (the request's header, already
- * checked against the limit by the pipeline's head), the body is read at once: the HTTP framing
+ * the node adapters' Buffers. With a `declaredLength` (the request's Content-Length as the
+ * pipeline's head read it and checked it against the limit; NaN without one), the body is read at once: the HTTP framing
  * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server
  * reads the node stream directly instead of through a web stream); a body that still comes out
  * longer (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by
@@ -77,7 +77,7 @@ const EMPTY = Buffer.alloc(0);
  */
 export function readBytes(
   request: Request,
-  contentLength: string | null,
+  declaredLength: number,
   limit: number,
   timeoutMs: number,
   done: (error: WebhookError | undefined, bytes: Uint8Array) => void,
@@ -87,7 +87,7 @@ export function readBytes(
     return;
   }
   // NaN (no header, or an unreadable value) is not <= limit: such a body is streamed.
-  const declared = Number(contentLength ?? Number.NaN) <= limit;
+  const declared = declaredLength <= limit;
   const reader = declared ? undefined : (request.body as ReadableStream<Uint8Array> | null)?.getReader();
   if (!declared && reader === undefined) {
     done(undefined, EMPTY);

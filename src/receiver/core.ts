@@ -44,11 +44,14 @@ export interface Exchange extends RequestHead {
   /**
    * Reads the body up to `limit` bytes within `timeoutMs` and calls `done` once: with the body,
    * or with the refusal (413 past the limit, 408 past the deadline, 400 for an unreadable body).
+   * `declaredLength` is the head's reading of Content-Length ({@link AcceptedHead.declaredLength}),
+   * for an adapter that reads a declared body differently from a streamed one.
    */
   readBody(
     limit: number,
     timeoutMs: number,
     done: (error: WebhookError | undefined, body: RequestBody) => void,
+    declaredLength: number,
   ): void;
   /** The request headers, for a capture. */
   headerEntries(): HeaderEntries;
@@ -129,10 +132,15 @@ export function serve(receiver: Receiver, exchange: Exchange): void {
       exchange.send(pipeline.refuse(head, encoding));
       return;
     }
-    exchange.readBody(pipeline.bodyLimit, pipeline.bodyTimeoutMs, (error, body) => {
-      if (error === undefined) answer(receiver, exchange, head, body);
-      else refuseBody(pipeline, exchange, head, error);
-    });
+    exchange.readBody(
+      pipeline.bodyLimit,
+      pipeline.bodyTimeoutMs,
+      (error, body) => {
+        if (error === undefined) answer(receiver, exchange, head, body);
+        else refuseBody(pipeline, exchange, head, error);
+      },
+      head.declaredLength,
+    );
   } catch (error) {
     fail(pipeline, exchange, error);
   }

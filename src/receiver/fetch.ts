@@ -97,10 +97,9 @@ class FetchExchange implements Exchange {
     limit: number,
     timeoutMs: number,
     done: (error: WebhookError | undefined, body: RequestBody) => void,
+    declaredLength: number,
   ): void {
-    readBytes(this.request, this.headers.get('content-length'), limit, timeoutMs, (error, bytes) =>
-      done(error, { raw: bytes }),
-    );
+    readBytes(this.request, declaredLength, limit, timeoutMs, (error, bytes) => done(error, { raw: bytes }));
   }
 
   headerEntries(): HeaderEntries {
