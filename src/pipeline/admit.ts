@@ -49,16 +49,11 @@ export function createAdmit(
   const { logger, stats, probe, redactLogs, retryAfter } = state;
   const { runner, store, dedupeKeyOf, failOpen, enqueueEveryType } = settings;
 
-  /** Counts an acknowledged request, reports its answer, and returns it. */
-  function ack(
-    type: WebhookType,
-    accepted: AcceptedHead,
-    code: 'ok' | 'duplicate',
-    answer: HttpAnswer,
-  ): HttpAnswer {
+  /** Counts an acknowledged request, reports its answer, and returns it (200, `duplicate` or not). */
+  function ack(type: WebhookType, accepted: AcceptedHead, code: 'ok' | 'duplicate' = 'ok'): HttpAnswer {
     stats.inc(type, 'acked');
     answered(type, 200, code, accepted.startedAt, accepted.span);
-    return answer;
+    return code === 'ok' ? ACK_ANSWER : DUPLICATE_ANSWER;
   }
 
   /** Counts a request refused after validation, reports the refusal, and returns its answer. */
@@ -70,7 +65,7 @@ export function createAdmit(
 
   function admit(accepted: AcceptedHead, valid: ValidPayload): HttpAnswer | Promise<HttpAnswer> {
     const { type } = valid;
-    if (!enqueueEveryType && !runner.handles(type)) return ack(type, accepted, 'ok', ACK_ANSWER);
+    if (!enqueueEveryType && !runner.handles(type)) return ack(type, accepted);
     const identity = dedupeKeyOf[type]?.(valid.data);
     const job: WebhookJob = {
       type,
@@ -102,7 +97,7 @@ export function createAdmit(
     const { type } = job;
     if (outcome === false) {
       stats.inc(type, 'duplicates');
-      const answer = ack(type, accepted, 'duplicate', DUPLICATE_ANSWER);
+      const answer = ack(type, accepted, 'duplicate');
       // The key holds phone numbers and texts: logged as a logRef, and only when debug is on.
       if (logger.isLevelEnabled('debug')) {
         const key = job.dedupeKey ?? '';
@@ -170,9 +165,9 @@ export function createAdmit(
       const released = key === undefined ? undefined : calls.release(key);
       return chain(released, () => answer);
     }
-    if (key === undefined || !store?.confirm) return ack(job.type, accepted, 'ok', ACK_ANSWER);
+    if (key === undefined || !store?.confirm) return ack(job.type, accepted);
     // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
-    return chain(calls.confirm(key), () => ack(job.type, accepted, 'ok', ACK_ANSWER));
+    return chain(calls.confirm(key), () => ack(job.type, accepted));
   }
 
   return admit;

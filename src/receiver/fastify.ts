@@ -129,8 +129,16 @@ function routesOf(receiver: Receiver) {
     // Fastify matched the prefix; the pipeline reads the path below it (`/chatbot`, `/<token>/status`).
     const prefixLength = scope.prefix.length;
 
+    /** Serves one request; the exchange tells whether it was answered. */
+    function run(request: FastifyRequest, reply: FastifyReply): FastifyExchange {
+      const exchange = new FastifyExchange(request, reply, request.url.slice(prefixLength));
+      serve(receiver, exchange);
+      return exchange;
+    }
+
+    // Returns nothing: Fastify would send a handler's return value.
     function webhookRoute(request: FastifyRequest, reply: FastifyReply): void {
-      serve(receiver, new FastifyExchange(request, reply, request.url.slice(prefixLength)));
+      run(request, reply);
     }
 
     /**
@@ -140,9 +148,7 @@ function routesOf(receiver: Receiver) {
      * gets the same answer as on the other adapters. POST's route has no hook.
      */
     function refuseEarly(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-      const exchange = new FastifyExchange(request, reply, request.url.slice(prefixLength));
-      serve(receiver, exchange);
-      if (!exchange.answered) done();
+      if (!run(request, reply).answered) done();
     }
 
     const others = scope.supportedMethods.filter((method) => method !== 'POST');
