@@ -41,7 +41,7 @@
 import os from 'node:os';
 import { createProgram, integer, Option, parseArgs, positive } from './lib/args.js';
 import { createMeasure } from './lib/measure.js';
-import { pinned, startChild } from './lib/proc.js';
+import { LOAD_CPU, pinned, SERVER_CPU, startChild } from './lib/proc.js';
 import { startRedis } from './lib/redis.js';
 import { RESULTS_DIR, writeResults } from './lib/results.js';
 import { fixed, ratio, table, verdict } from './lib/table.js';
@@ -119,8 +119,6 @@ const MOVED_SERVER_SCRIPTS = new Set([
   'metrics-server.js',
   'otel-server.js',
 ]);
-const SERVER_CPU = 0;
-const LOAD_CPU = 1;
 const CONNECTIONS = 50;
 
 const program = createProgram('bench', 'The receiver against its targets (docs/bench.md).', {

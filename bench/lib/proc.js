@@ -8,6 +8,11 @@ const HAS_TASKSET = spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' 
 /** True when children are pinned to CPUs. */
 export const pinned = HAS_TASKSET;
 
+/** The CPU of the servers under test and in-process measurements. */
+export const SERVER_CPU = 0;
+/** The CPU of the load generators, the emulator's processes and the private redis-server. */
+export const LOAD_CPU = 1;
+
 /**
  * Starts `script` (a path relative to bench/) in its own node process, pinned to `cpu`.
  * Resolves once the child has sent its first message (`{ ready: true, ... }`).

@@ -10,10 +10,9 @@
 // stop). This file is also the child process of part 1 (pinned to the load CPU, like the
 // emulator of scenario 7): run as a script, it answers the `scale` command.
 import { fileURLToPath } from 'node:url';
-import { serveCommands, startChild } from '../lib/proc.js';
+import { LOAD_CPU, serveCommands, startChild } from '../lib/proc.js';
 import { fixed, int, table } from '../lib/table.js';
 
-const LOAD_CPU = 1;
 const NUMBER = '+27820000001';
 /** Distinct customers before each sample is taken. */
 const POINTS = [1000, 20_000];

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { pinned, startChild } from '../lib/proc.js';
+import { LOAD_CPU, pinned, SERVER_CPU, startChild } from '../lib/proc.js';
 import { fixed, int, median, ratio, table } from '../lib/table.js';
 
 /** Throughput with the replica acknowledgement ÷ without, at least (measured: docs/redis.md). */
@@ -219,11 +219,11 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     await started.stop();
   };
   const targets = [];
-  const load = await child('load.js', { cpu: 1, name: 'load' });
+  const load = await child('load.js', { cpu: LOAD_CPU, name: 'load' });
   const bench = {
     load,
     startServer: (script, config) =>
-      child(script, { cpu: 0, args: [JSON.stringify(config)], name: config.kind }),
+      child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
     stop: stopChild,
     async measure(loadChild, srv, { path: urlPath, type, seconds, conversations }) {
       const before = await srv.call('probe');

@@ -20,7 +20,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createProgram, integer, list, parseArgs } from '../lib/args.js';
 import { createBodyFactory, pathOf, WEBHOOK_TYPES } from '../lib/bodies.js';
-import { startChild } from '../lib/proc.js';
+import { SERVER_CPU, startChild } from '../lib/proc.js';
 
 const options = parseArgs(
   createProgram('adapters-callgrind', 'Instructions (or CPU µs) per request of bench servers.')
@@ -49,7 +49,7 @@ const SERVE = 'servers/serve.js';
 function startServer(kind) {
   if (CPU) {
     return startChild(SERVE, {
-      cpu: 0,
+      cpu: SERVER_CPU,
       args: [JSON.stringify({ kind })],
     }).then((server) => ({ server, port: server.hello.port }));
   }

@@ -13,9 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProgram, integer, list, Option, parseArgs, positive } from '../lib/args.js';
 import { MIXED, pathOf, WEBHOOK_TYPES } from '../lib/bodies.js';
-import { startChild } from '../lib/proc.js';
+import { createMeasure } from '../lib/measure.js';
+import { LOAD_CPU, SERVER_CPU, startChild } from '../lib/proc.js';
 import { summarizeProfile } from '../lib/profile.js';
 import { table } from '../lib/table.js';
+import { CUSTOMERS } from '../scenarios/throughput.js';
 
 const options = parseArgs(
   createProgram('adapters-profile', 'Self CPU µs per request of bench servers, by group and function.')
@@ -31,9 +33,7 @@ const options = parseArgs(
     .option('--top <n>', 'rows per table', integer(), 18),
 );
 
-// As bench/run.js pins them.
-const SERVER_CPU = 0;
-const LOAD_CPU = 1;
+const measure = createMeasure({ connections: options.connections });
 const dir = mkdtempSync(join(tmpdir(), 'adapters-profile-'));
 const load = await startChild('workers/load.js', { cpu: LOAD_CPU, name: 'load' });
 const columns = {};
@@ -45,18 +45,13 @@ try {
       name: kind,
     });
     try {
-      const run = (durationSec) =>
-        load.call(
-          'run',
-          {
-            url: `http://127.0.0.1:${server.hello.port}${pathOf(options.type)}`,
-            type: options.type,
-            connections: options.connections,
-            durationSec,
-            conversations: 10_000,
-          },
-          (durationSec + 30) * 1000,
-        );
+      const run = (seconds) =>
+        measure(load, server, {
+          path: pathOf(options.type),
+          type: options.type,
+          seconds,
+          conversations: CUSTOMERS,
+        });
       await run(options.warmup);
       await server.call('profileStart');
       const measured = await run(options.seconds);
@@ -70,7 +65,8 @@ try {
         functions: summary.functions.slice(0, options.top).map((f) => [f.name, perRequest(f.ms).toFixed(2)]),
       };
       console.log(
-        `${kind}: ${measured.answered} requests, ${columns[kind].total.toFixed(1)} µs/request busy (${file})`,
+        `${kind}: ${measured.answered} requests, ${columns[kind].total.toFixed(1)} µs/request busy in the profile, ` +
+          `${measured.serverCpuUsPerRequest.toFixed(1)} CPU µs/request (${file})`,
       );
     } finally {
       await server.stop();
