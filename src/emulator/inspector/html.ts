@@ -332,7 +332,7 @@ export function page(
   log: readonly DeliveryLogEntry[],
   query: LogQuery,
   url: string,
-  api = '/Messaging/MessagingClientWebHook',
+  api: string,
 ): string {
   const parts = stateParts(view, query);
   const numbers = view.numbers.map((n) => n.msisdn);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, NotFoundError, toErrorResponse } from '../errors.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
+import { webhookConfigPath } from '../routes/webhook-config.js';
 import type { Emulator } from '../types.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { logPart, page, stateParts } from './html.js';
@@ -119,7 +120,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       if (!wantsHtml(req)) return next();
       const query = logQuery(url.searchParams);
       const view = inspectorView(emulator, query);
-      const api = `${emulator.prefixes?.messaging ?? ''}/Messaging/MessagingClientWebHook`;
+      const api = webhookConfigPath(emulator.prefixes?.messaging ?? '');
       return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`, api));
     }
     if (!path.startsWith(`${INSPECTOR_PREFIX}/`)) return next();

@@ -26,6 +26,10 @@ function ownConfig(state: EmulatorState, clientId: string, id: string): StoredWe
   return config;
 }
 
+/** Where the configuration API is served: `{messaging_prefix}/Messaging/MessagingClientWebHook`. */
+export const webhookConfigPath = (messagingPrefix: string): string =>
+  joinPath(messagingPrefix, '/Messaging/MessagingClientWebHook');
+
 /**
  * Webhook configuration (section Webhook configuration) under
  * `{messaging_prefix}/Messaging/MessagingClientWebHook`: create, update, get default, list,
@@ -33,7 +37,7 @@ function ownConfig(state: EmulatorState, clientId: string, id: string): StoredWe
  * not shown in the documentation: the emulator answers 200 with the configuration row.
  */
 export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const on = routesOf(router, true, joinPath(prefixes.messaging, '/Messaging/MessagingClientWebHook'));
+  const on = routesOf(router, true, webhookConfigPath(prefixes.messaging));
 
   on.post('', ({ auth, body }) => {
     const input = parseBody(webhookConfigCreateSchema, body);

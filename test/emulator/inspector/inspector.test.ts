@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { inspectorView } from '../../../src/emulator/inspector/index.js';
-import type { DeliveryLogEntry } from '../../../src/emulator/index.js';
+import { createEmulator, type DeliveryLogEntry } from '../../../src/emulator/index.js';
 import { SEED, startHarness, WEBHOOK_API, type Harness } from '../harness.js';
 
 // Without a browser: content negotiation (JSON unchanged for everything but a browser), the
@@ -202,5 +202,20 @@ describe('API keys on the page', () => {
     expect(shown).not.toContain('sk_live_set_later');
     const page = await harness.api().get('/').set('accept', BROWSER_ACCEPT);
     expect(page.text).not.toContain('sk_live_set_later');
+  });
+});
+
+describe('the configuration form', () => {
+  it('calls the path the configuration routes serve, a trailing slash of the prefix or not', async () => {
+    for (const messagingPrefix of ['/api', '/api/']) {
+      const emulator = createEmulator({ messagingPrefix });
+      const page = await request(emulator.listener).get('/').set('accept', BROWSER_ACCEPT);
+      const api = /data-api="([^"]+)"/.exec(page.text)?.[1];
+      expect(api).toBe(`/api${WEBHOOK_API}`);
+      const list = await request(emulator.listener)
+        .get(`${api}/list`)
+        .set('authorization', SEED.supervisorKey);
+      expect(list.status).toBe(200);
+    }
   });
 });
