@@ -6,6 +6,7 @@
  * program's options (and `--help`) stays cheap.
  */
 import { InvalidArgumentError } from 'commander';
+import { answeredDuplicate } from '../emulator/emit/answered-duplicate.js';
 import { CliError, messageOf, type CliIo } from './output.js';
 
 /** How an option's text becomes a JSON value of the trigger's body. */
@@ -447,14 +448,14 @@ async function emit(kind: TriggerKindName, options: TriggerOptions): Promise<Emi
 }
 
 /** One line per delivery: what the receiver answered, or why there was no answer. */
-function describeDelivery(d: Delivery): string {
+export function describeDelivery(d: Delivery): string {
   const outcome =
     d.state === 'delivered' || d.state === 'failed'
       ? `${d.state} ${d.responseStatus === null ? `(${d.error ?? 'no response'})` : String(d.responseStatus)}` +
         (d.latencyMs === null ? '' : ` ${d.latencyMs} ms`) +
         (d.attempts > 1 ? `, ${d.attempts} attempts` : '')
       : d.state;
-  const duplicate = /"duplicate"\s*:\s*true/.test(d.responseBody ?? '')
+  const duplicate = answeredDuplicate(d.responseStatus, d.responseBody)
     ? ' (the receiver answered: duplicate)'
     : '';
   return `  #${d.sequence} ${d.type.padEnd(8)} → ${d.url}  ${outcome}${duplicate}`;

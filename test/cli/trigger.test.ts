@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { kindFields, TRIGGER_KINDS, type TriggerStep } from '../../src/cli/trigger.js';
+import { describeDelivery, kindFields, TRIGGER_KINDS, type TriggerStep } from '../../src/cli/trigger.js';
 import {
   botReplyInputSchema,
   customerMessageInputSchema,
@@ -286,5 +286,34 @@ describe('the trigger fields', () => {
     const flags = (kind: keyof typeof TRIGGER_KINDS): string[] => kindFields(kind).map((f) => f.field);
     expect(flags('customer-message').sort()).toEqual([...shapes['customer-message']].sort());
     for (const key of shapes['partner-events']) expect(flags('partner-event')).toContain(key);
+  });
+});
+
+describe('a delivery as trigger prints it', () => {
+  const delivery = (responseStatus: number, responseBody: string) => ({
+    id: 'd1',
+    sequence: 1,
+    type: 'incoming',
+    url: 'http://127.0.0.1:1/webhooks/incoming',
+    state: responseStatus < 300 ? 'delivered' : 'failed',
+    attempts: 1,
+    responseStatus,
+    latencyMs: 3,
+    error: responseStatus < 300 ? null : `Receiver answered ${responseStatus}`,
+    responseBody,
+    duplicateOf: null,
+  });
+  const DUPLICATE = '(the receiver answered: duplicate)';
+
+  it('is marked a duplicate as the inspector marks it: a 2xx whose body says duplicate: true at its top level', () => {
+    expect(describeDelivery(delivery(200, '{"received":true,"duplicate":true}'))).toContain(DUPLICATE);
+    expect(describeDelivery(delivery(200, '{"received":true}'))).not.toContain(DUPLICATE);
+    // neither a refusal nor a nested field is the receiver's duplicate answer
+    expect(describeDelivery(delivery(503, '{"error":{"code":"queue_full"},"duplicate":true}'))).not.toContain(
+      DUPLICATE,
+    );
+    expect(describeDelivery(delivery(200, '{"received":true,"meta":{"duplicate":true}}'))).not.toContain(
+      DUPLICATE,
+    );
   });
 });

@@ -9,6 +9,7 @@ import {
   type WebhookRouteReason,
   type WebhookType,
 } from '../../schemas/index.js';
+import { answeredDuplicate } from '../emit/answered-duplicate.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { chatParticipantPage, DELIVERY_STATES, messagePage, ratingWidgetPage } from '../listings.js';
 import { toWebhookConfigRow } from '../routes/webhook-config.js';
@@ -320,18 +321,9 @@ const QUOTED_BODY = 80;
 
 /** The notes of a log entry (see {@link DeliveryNotes}). */
 export function deliveryNotes(entry: DeliveryLogEntry): DeliveryNotes {
-  let answeredDuplicate = false;
-  if (entry.responseBody !== null && entry.responseStatus !== null && entry.responseStatus < 300) {
-    try {
-      const body = JSON.parse(entry.responseBody) as { duplicate?: unknown } | null;
-      answeredDuplicate = typeof body === 'object' && body !== null && body.duplicate === true;
-    } catch {
-      // not JSON: the receiver said nothing about duplicates
-    }
-  }
   const direction = entry.type === 'chatbot' ? entry.payload.direction : undefined;
   return {
-    answeredDuplicate,
+    answeredDuplicate: answeredDuplicate(entry.responseStatus, entry.responseBody),
     direction: direction === 'INCOMING' || direction === 'OUTGOING' ? direction : null,
     failure: failureOf(entry),
   };
