@@ -12,7 +12,8 @@ import {
 } from '../errors.js';
 import type { Answers } from './answers.js';
 import { createTokenCheck, type TokenCheck } from './auth.js';
-import { tokenHeaderOf, tokensOf } from './options.js';
+import { tokenHeaderOf } from '../util/token-header.js';
+import { tokensOf } from './options.js';
 import { parseRoute } from './route.js';
 import type { PipelineState } from './state.js';
 import type { StatsBucket } from './stats.js';

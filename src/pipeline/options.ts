@@ -151,11 +151,6 @@ const positiveInteger = (name: string, value: number | undefined): void => {
   }
 };
 
-/** The header that carries the token, lower-cased as node and `Headers` report header names. */
-export function tokenHeaderOf(options: Pick<WebhookPipelineOptions, 'tokenHeader'>): string {
-  return (options.tokenHeader ?? 'x-webhook-token').toLowerCase();
-}
-
 /** The accepted tokens as a list (none, one, or several during a rotation). */
 export function tokensOf(options: Pick<WebhookPipelineOptions, 'token'>): readonly string[] {
   return options.token === undefined || options.token === false

@@ -22,7 +22,7 @@ import {
   type WebhookPipelineOptions,
 } from '../pipeline/index.js';
 import { bodyText } from '../pipeline/json.js';
-import { tokenHeaderOf } from '../pipeline/options.js';
+import { tokenHeaderOf } from '../util/token-header.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 
 /** Request headers as an adapter has them: node's `req.headers` entries, or a web `Headers`. */

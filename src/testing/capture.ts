@@ -5,6 +5,7 @@ import { createJsonlSink } from '../capture/jsonl.js';
 import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { DEFAULT_TOKEN_HEADER } from '../util/token-header.js';
 
 export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 export { serialiseRecord } from '../capture/jsonl.js';
@@ -80,7 +81,7 @@ export const DEFAULT_CAPTURE_SECRET_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
   'cookie',
-  'x-webhook-token',
+  DEFAULT_TOKEN_HEADER,
 ];
 
 const DEFAULT_MASK = '[REDACTED]';

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isWebhookType, WEBHOOK_PATHS, type WebhookType } from '../schemas/index.js';
 import { checkOptions, optionKeys } from '../util/options.js';
+import { tokenHeaderOf } from '../util/token-header.js';
 import { readCapture, type CaptureRecord } from './capture.js';
 
 /** A payload to replay without a capture: its type (for the path) and the payload itself. */
@@ -499,8 +500,7 @@ function send(
   }
   headers['content-type'] ??= 'application/json';
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (options.token !== undefined)
-    headers[(options.tokenHeader ?? 'x-webhook-token').toLowerCase()] = options.token;
+  if (options.token !== undefined) headers[tokenHeaderOf(options)] = options.token;
   const body = Buffer.from(item.body, 'utf8');
   headers['content-length'] = String(body.length);
   const shown = `${url.pathname}${url.search}`;
