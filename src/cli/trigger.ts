@@ -299,13 +299,19 @@ async function call(base: string, method: string, path: string, body?: unknown):
   return parsed;
 }
 
+/**
+ * The statuses after ACCEPTED, in their documented order: DELIVERY_PROGRESS of schemas/status.ts,
+ * written out because importing it would load zod (see the top of this file);
+ * test/cli/trigger.test.ts holds the two equal.
+ */
+export const STATUS_PROGRESS: readonly string[] = ['SENT', 'DELIVERED', 'READ', 'PLAYED'];
+
 /** The documented path to a status from ACCEPTED (FAILED comes after SENT). */
 function statusPath(target: string): string[] {
-  const progress = ['SENT', 'DELIVERED', 'READ', 'PLAYED'];
   if (target === 'FAILED') return ['SENT', 'FAILED'];
-  const index = progress.indexOf(target);
+  const index = STATUS_PROGRESS.indexOf(target);
   // anything else goes as given: the emulator names the field and the allowed values
-  return index === -1 ? [target] : progress.slice(0, index + 1);
+  return index === -1 ? [target] : STATUS_PROGRESS.slice(0, index + 1);
 }
 
 /** What one trigger did: the control route answers' deliveries, with labels. */

@@ -1,5 +1,12 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { describeDelivery, kindFields, TRIGGER_KINDS, type TriggerStep } from '../../src/cli/trigger.js';
+import {
+  describeDelivery,
+  kindFields,
+  STATUS_PROGRESS,
+  TRIGGER_KINDS,
+  type TriggerStep,
+} from '../../src/cli/trigger.js';
+import { DELIVERY_PROGRESS } from '../../src/schemas/status.js';
 import {
   botReplyInputSchema,
   customerMessageInputSchema,
@@ -316,4 +323,8 @@ describe('a delivery as trigger prints it', () => {
       DUPLICATE,
     );
   });
+});
+
+it("walks a message through the schemas' delivery progress, written out in the CLI so as not to load zod", () => {
+  expect(STATUS_PROGRESS).toEqual(DELIVERY_PROGRESS.slice(1));
 });
