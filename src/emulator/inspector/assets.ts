@@ -60,12 +60,18 @@ export const SCRIPT = String.raw`'use strict';
     out.textContent = status + (text ? '\n' + pretty(text) : '');
     out.className = 'result ' + (/^2/.test(status) ? 'ok' : 'error');
   }
-  function post(path, body) {
+  /** A JSON call (a body only when given, an API key when given): its status line, ok and text. */
+  function call(method, path, body, key) {
+    var headers = { 'content-type': 'application/json', accept: 'application/json' };
+    if (key !== undefined) headers.authorization = key;
     return fetch(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
+      method: method,
+      headers: headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
     }).then(function (r) { return r.text().then(function (text) { return { status: r.status + ' ' + r.statusText, ok: r.ok, text: text }; }); });
+  }
+  function post(path, body) {
+    return call('POST', path, body);
   }
   function formBody(form) {
     var body = {};
@@ -131,15 +137,11 @@ export const SCRIPT = String.raw`'use strict';
   /** A call of the configuration API with a seed key: its answer shown in the form's output. */
   function configCall(method, path, key, body) {
     var out = byId('config-result');
-    return fetch(path, {
-      method: method,
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: key },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }).then(function (r) { return r.text().then(function (text) {
-      show(out, r.status + ' ' + r.statusText, text);
-      if (r.ok) refresh();
-      return r.ok;
-    }); }, function (error) { show(out, 'Not sent', error.message); return false; });
+    return call(method, path, body, key).then(function (answer) {
+      show(out, answer.status, answer.text);
+      if (answer.ok) refresh();
+      return answer.ok;
+    }, function (error) { show(out, 'Not sent', error.message); return false; });
   }
 
   function openDelivery(id) {
