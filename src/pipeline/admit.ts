@@ -1,4 +1,4 @@
-import { digestDedupeKey, ORDERING_KEYS, type DedupeKeyFn, type DedupeStore } from '../dedupe/index.js';
+import { digestDedupeKey, ORDERING_KEYS, type DedupeKeyFn } from '../dedupe/index.js';
 import type { EnqueueOutcome, JobRunner, WebhookJob } from '../dispatch/index.js';
 import {
   ClaimHeldError,
@@ -20,7 +20,8 @@ import type { AcceptedHead } from './types.js';
 /** What the admit stage needs besides the shared state. */
 export interface AdmitSettings {
   readonly runner: JobRunner;
-  readonly store: DedupeStore | undefined;
+  /** The dedupe store has `confirm`: a claim becomes lasting once its job is queued (Redis). */
+  readonly confirms: boolean;
   /** The dedupe key of each deduplicated type; a type without one is not deduplicated. */
   readonly dedupeKeyOf: Partial<Record<WebhookType, DedupeKeyFn<WebhookType>>>;
   /** Enqueue when the store failed (`onStoreError: 'dispatch'`) rather than answer 503. */
@@ -47,7 +48,7 @@ export function createAdmit(
   settings: AdmitSettings,
 ): (accepted: AcceptedHead, valid: ValidPayload) => HttpAnswer | Promise<HttpAnswer> {
   const { logger, stats, probe, redactLogs, retryAfter } = state;
-  const { runner, store, dedupeKeyOf, failOpen, enqueueEveryType } = settings;
+  const { runner, confirms, dedupeKeyOf, failOpen, enqueueEveryType } = settings;
 
   /** Counts an acknowledged request, reports its answer, and returns it (200, `duplicate` or not). */
   function ack(type: WebhookType, accepted: AcceptedHead, code: 'ok' | 'duplicate' = 'ok'): HttpAnswer {
@@ -165,7 +166,7 @@ export function createAdmit(
       const released = key === undefined ? undefined : calls.release(key);
       return chain(released, () => answer);
     }
-    if (key === undefined || !store?.confirm) return ack(job.type, accepted);
+    if (key === undefined || !confirms) return ack(job.type, accepted);
     // The job is queued: a claim that cannot be confirmed stays a lease that expires on its own.
     return chain(calls.confirm(key), () => ack(job.type, accepted));
   }

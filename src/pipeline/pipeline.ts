@@ -156,7 +156,7 @@ export function createWebhookPipeline(
   const checkPayload = createPayloadCheck(state, answers, jsonLimitsOf(options));
   const admit = createAdmit(state, answers, calls, {
     runner,
-    store,
+    confirms: store?.confirm !== undefined,
     dedupeKeyOf,
     failOpen,
     enqueueEveryType,
