@@ -113,7 +113,8 @@ const LOCAL_CONTEXTS = new WeakMap<object, SpanContext>();
  * is answered or dispatched (with the time the request arrived), because only then is it known
  * whether the sender authenticated; until then it holds both candidate parents: the context the
  * request arrived in, and that context with the sender's `traceparent` and `tracestate`.
- * Otherwise (the common case) the span starts at once: there is no choice to make.
+ * Otherwise (the common case) the span starts at once: there is no choice to make, and `sent` and
+ * `startTime` are never read (given as `arrived` and 0: one object per request either way).
  */
 class Receive {
   dedupe: string | undefined;
