@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
+import { createMeasure } from '../lib/measure.js';
 import { LOAD_CPU, pinned, SERVER_CPU, startChild } from '../lib/proc.js';
 import { fixed, int, median, ratio, table } from '../lib/table.js';
 
@@ -219,29 +220,13 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     await started.stop();
   };
   const targets = [];
-  const load = await child('load.js', { cpu: LOAD_CPU, name: 'load' });
+  const load = await child('workers/load.js', { cpu: LOAD_CPU, name: 'load' });
   const bench = {
     load,
     startServer: (script, config) =>
       child(script, { cpu: SERVER_CPU, args: [JSON.stringify(config)], name: config.kind }),
     stop: stopChild,
-    async measure(loadChild, srv, { path: urlPath, type, seconds, conversations }) {
-      const before = await srv.call('probe');
-      const run = await loadChild.call(
-        'run',
-        {
-          url: `http://127.0.0.1:${srv.hello.port}${urlPath}`,
-          type,
-          connections: 50,
-          durationSec: seconds,
-          conversations,
-        },
-        (seconds + 30) * 1000,
-      );
-      const after = await srv.call('probe');
-      const cpuSec = (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / 1e6;
-      return { ...run, serverCpuUsPerRequest: (cpuSec * 1e6) / run.answered };
-    },
+    measure: createMeasure({ connections: 50, seconds: quick ? 1 : 1.5 }),
     target: (name, measured, limit, pass, note) => targets.push({ name, measured, limit, pass, note }),
     log: (...parts) => console.log(...parts),
     quick,
