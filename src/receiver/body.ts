@@ -105,6 +105,10 @@ export function readBytes(
     reader?.cancel().catch(IGNORE);
     finish(new RequestTimeoutError(timeoutMs));
   }, timeoutMs);
+  // A pending body read must not keep a process alive that is otherwise done (as in collectBody),
+  // where the runtime's timers have unref (Workers' are numbers). In Node an unref'd timer is also
+  // cheaper to set and clear (docs/bench.md).
+  (timer as { unref?: () => unknown }).unref?.();
   if (reader === undefined) {
     request.arrayBuffer().then(
       (bytes) => finish(bytes.byteLength > limit ? new PayloadTooLargeError(limit) : new Uint8Array(bytes)),

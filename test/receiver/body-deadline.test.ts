@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { RequestTimeoutError, type WebhookError } from '../../src/errors.js';
-import { collectBody } from '../../src/receiver/body.js';
+import { collectBody, readBytes } from '../../src/receiver/body.js';
 
 /** A request stream the test feeds by hand. */
 const fakeRequest = () => new PassThrough() as unknown as IncomingMessage & PassThrough;
@@ -36,5 +36,37 @@ describe('collectBody deadline (fake timers)', () => {
     jest.advanceTimersByTime(60_000);
     expect(outcomes).toEqual([undefined]);
     expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('a pending body read does not keep the process alive', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** The one deadline timer `read` arms. */
+  function deadlineOf(read: () => void): NodeJS.Timeout {
+    const setTimer = jest.spyOn(globalThis, 'setTimeout');
+    read();
+    expect(setTimer).toHaveBeenCalledTimes(1);
+    return setTimer.mock.results[0]!.value as NodeJS.Timeout;
+  }
+
+  it('collectBody unrefs its deadline', () => {
+    const req = fakeRequest();
+    const timer = deadlineOf(() => collectBody(req, 1024, () => undefined, 10_000));
+    expect(timer.hasRef()).toBe(false);
+    req.end('{}');
+  });
+
+  it('readBytes (the fetch handler) unrefs its deadline', () => {
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    const request = new Request('http://localhost/webhooks/chatbot', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+    });
+    const timer = deadlineOf(() => readBytes(request, Number.NaN, 1024, 10_000, () => undefined));
+    expect(timer.hasRef()).toBe(false);
+    controller.close();
   });
 });
