@@ -17,6 +17,10 @@
 // "peer" (servers/peer.js): zod safeParse with the package's schemas, an lru-cache of 100 000
 // keys with a 3-day TTL keyed by the library's identity of each type, one p-queue with
 // concurrency 16 (not ordered per conversation), the same instant callbacks, 200.
+// Every dedupe store, the library's and the peers', starts full (`fullStores`, servers/options.js):
+// a receiver's steady state after its first 100 000 events, where each new event evicts one key.
+// Measured while filling instead, the library's store (which grows as keys arrive, where
+// lru-cache allocates its maximum up front) was still growing during the first rounds.
 // Context rows, not targets: express-bare (express.json() + 200), fastify-bare (Fastify's parser
 // + zod safeParse + 200), hono-bare (await c.req.json() + 200); node-raw (chunks + JSON.parse +
 // 200, node:http's floor) is both the node handler's context row and the peer of its floor target.
@@ -110,6 +114,7 @@ export async function run(bench) {
     rounds,
     types,
     conversations: CUSTOMERS,
+    config: () => ({ fullStores: true }),
     warmupSeconds: quick ? 0.5 : 1.5,
     nodeArgs: (kind) =>
       options.profile && PROFILED.has(kind) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}${kind}`] : [],

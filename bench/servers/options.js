@@ -10,6 +10,10 @@
 //                the state a long run reaches: every new event evicts one), 'spin' (peers only,
 //                servers/peer.js: a busy loop of SPIN_US per request, a known cost to calibrate by:
 //                how much of it the load's figures show, docs/bench.md)
+//   fullStores   every dedupe store starts full, as a receiver's store is after its first
+//                DEFAULT_DEDUPE_MAX events: the library's in-memory store as in 'full-store', a
+//                peer's lru-cache with as many keys of its own shape (servers/peer.js). Scenario 1
+//                sets it, so that neither side is measured while its store fills
 //   maxQueueSize, concurrency    passed through
 //   redisPath    Redis mode on that unix socket: createRedisDedupeStore + createBullMQDispatcher
 //                (no worker runs: the receiver's side, claim + add, is what is measured)
@@ -36,7 +40,8 @@ export function callbacksOf(config = {}) {
 export async function receiverOptions(config = {}) {
   const options = config.variant === 'no-callbacks' ? {} : callbacksOf(config);
   if (config.variant === 'no-dedupe') options.dedupe = false;
-  if (config.variant === 'full-store') options.dedupe = { store: await fullStore() };
+  if (config.variant === 'full-store' || (config.fullStores && config.variant !== 'no-dedupe'))
+    options.dedupe = { store: await fullStore() };
   if (config.maxQueueSize !== undefined) options.maxQueueSize = config.maxQueueSize;
   if (config.concurrency !== undefined) options.concurrency = config.concurrency;
   if (config.redisPath !== undefined) {

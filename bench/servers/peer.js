@@ -85,6 +85,8 @@ export function createPeer(config = {}) {
     chatbot: callbacks.onChatbot,
   };
   const seen = new LRUCache({ max: DEDUPE_MAX, ttl: DEDUPE_TTL_MS });
+  // Full from the start with `fullStores` (servers/options.js): every new event evicts one key.
+  if (config.fullStores) for (let i = 0; i < DEDUPE_MAX; i += 1) seen.set(`incoming:prefill-${i}`, true);
   const queue = new PQueue({ concurrency: CONCURRENCY });
   const counts = { received: 0, acked: 0, invalid: 0, duplicates: 0, rejected: 0, failed: 0 };
   const failed = () => {

@@ -1,8 +1,9 @@
 // Instructions per request of the bench's servers, counted by valgrind's callgrind: immune to the
 // load of other processes on the machine, unlike req/s. Each server (bench/servers/serve.js, any
-// kind and variant) runs under callgrind; a client here sends `--warmup` requests (JIT tiers and
-// heap settle), callgrind's counters are zeroed, `--requests` more are sent, and the counters are
-// dumped: instructions ÷ requests, background threads (V8's compiler, GC helpers) included.
+// kind and variant, its dedupe store full as in scenario 1) runs under callgrind; a client here
+// sends `--warmup` requests (JIT tiers and heap settle), callgrind's counters are zeroed,
+// `--requests` more are sent, and the counters are dumped: instructions ÷ requests, background
+// threads (V8's compiler, GC helpers) included.
 //
 //   node bench/tools/adapters-callgrind.js [--kinds=fastify-bare,fastify-plugin] [--types=chatbot,incoming]
 //                                    [--warmup=6000] [--requests=2000] [--connections=8] [--keep]
@@ -50,7 +51,7 @@ function startServer(kind) {
   if (CPU) {
     return startChild(SERVE, {
       cpu: SERVER_CPU,
-      args: [JSON.stringify({ kind })],
+      args: [JSON.stringify({ kind, fullStores: true })],
     }).then((server) => ({ server, port: server.hello.port }));
   }
   const script = fileURLToPath(new URL(`../${SERVE}`, import.meta.url));
@@ -63,7 +64,7 @@ function startServer(kind) {
       `--callgrind-out-file=${out}`,
       process.execPath,
       script,
-      JSON.stringify({ kind }),
+      JSON.stringify({ kind, fullStores: true }),
     ],
     { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] },
   );

@@ -1,9 +1,9 @@
 // Where each server's CPU goes, in µs per request: every kind (bench/servers/serve.js, variants
-// allowed) is started on the server CPU, warmed up with the mixed load, then a V8 CPU profile is
-// taken over one measured load (node:inspector inside the server, so start-up and warm-up are not
-// in it) and its self time is divided by the requests answered in that window. Side by side, a
-// receiver and its peer show which groups (a package, a folder of dist/, node internals, GC) make
-// the difference. The profiler's sampling costs a little CPU itself: compare rows, not with
+// allowed) is started on the server CPU with full dedupe stores as in scenario 1, warmed up with
+// the mixed load, then a V8 CPU profile is taken over one measured load (node:inspector inside
+// the server, so start-up and warm-up are not in it) and its self time is divided by the requests
+// answered in that window. Side by side, a receiver and its peer show which groups (a package, a
+// folder of dist/, node internals, GC) make the difference. The profiler's sampling costs a little CPU itself: compare rows, not with
 // scenario 1's figures.
 //
 //   node bench/tools/adapters-profile.js [--kinds=fastify-peer,fastify-plugin] [--type=mixed]
@@ -41,7 +41,7 @@ try {
   for (const kind of options.kinds) {
     const server = await startChild('servers/serve.js', {
       cpu: SERVER_CPU,
-      args: [JSON.stringify({ kind })],
+      args: [JSON.stringify({ kind, fullStores: true })],
       name: kind,
     });
     try {
