@@ -1,6 +1,6 @@
 // Scenario 9: the node handler traced with messaging-webhooks/otel (servers/otel.js) ÷ the same
 // handler untraced (servers/node.js), measured like scenario 8 (each type on its own,
-// interleaved rounds).
+// interleaved rounds, dedupe stores full: `fullStores`, servers/options.js).
 //
 //   traced, @opentelemetry/api without an SDK (no-op tracer) ÷ untraced        target ≥ 0.98×
 //   traced with an SDK and an exporter that drops the spans ÷ untraced         reported
@@ -18,7 +18,9 @@ const LABELS = { [PLAIN]: 'untraced', [NOOP]: 'traced, no SDK', [SDK]: 'traced, 
 export async function run(bench) {
   const { target, log, connections, seconds, rounds } = bench;
   log(`${connections} connections, ${rounds} round(s) of ${seconds} s per cell`);
-  const runs = await measureInterleaved(bench, 'servers/serve.js', [PLAIN, NOOP, SDK]);
+  const runs = await measureInterleaved(bench, 'servers/serve.js', [PLAIN, NOOP, SDK], {
+    config: () => ({ fullStores: true }),
+  });
   const cell = medianCell(runs);
   const rows = [];
   const ratios = { [NOOP]: [], [SDK]: [] };

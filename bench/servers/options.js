@@ -12,8 +12,8 @@
 //                how much of it the load's figures show, docs/bench.md)
 //   fullStores   every dedupe store starts full, as a receiver's store is after its first
 //                DEFAULT_DEDUPE_MAX events: the library's in-memory store as in 'full-store', a
-//                peer's lru-cache with as many keys of its own shape (servers/peer.js). Scenario 1
-//                sets it, so that neither side is measured while its store fills
+//                peer's lru-cache with as many keys of its own shape (servers/peer.js). Scenarios
+//                1, 8 and 9 set it, so that no side is measured while its store fills
 //   maxQueueSize, concurrency    passed through
 //   redisPath    Redis mode on that unix socket: createRedisDedupeStore + createBullMQDispatcher
 //                (no worker runs: the receiver's side, claim + add, is what is measured)
