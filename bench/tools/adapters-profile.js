@@ -3,8 +3,8 @@
 // the mixed load, then a V8 CPU profile is taken over one measured load (node:inspector inside
 // the server, so start-up and warm-up are not in it) and its self time is divided by the requests
 // answered in that window. Side by side, a receiver and its peer show which groups (a package, a
-// folder of dist/, node internals, GC) make the difference. The profiler's sampling costs a little CPU itself: compare rows, not with
-// scenario 1's figures.
+// folder of dist/, node internals, GC) make the difference. The profiler's sampling costs a little
+// CPU itself: compare rows, not with scenario 1's figures.
 //
 //   node bench/tools/adapters-profile.js [--kinds=fastify-peer,fastify-plugin] [--type=mixed]
 //                                        [--seconds=4] [--warmup=3] [--connections=50] [--top=18]

@@ -13,8 +13,8 @@ import {
  * trickled byte by byte, or shorter than its Content-Length: Node's own 300 s requestTimeout is
  * far too late). The caller closes the connection after a 408; the socket's idle timeout cannot
  * do this job, since a trickle keeps it busy. One timer per body read: Node keeps timers of one
- * duration in one list, so arming and clearing it is O(1). A client that aborts mid-body surfaces as an 'error' (ECONNRESET)
- * in Node 16+, so no 'aborted' listener. A callback rather than a promise: this runs once per
+ * duration in one list, so arming and clearing it is O(1). A client that aborts mid-body surfaces
+ * as an 'error' (ECONNRESET) in Node 16+, so no 'aborted' listener. A callback rather than a promise: this runs once per
  * request on the hot path, and the promise's microtask turn is measurable there.
  */
 export function collectBody(
@@ -65,10 +65,10 @@ const EMPTY = Buffer.alloc(0);
  * Reads a request body up to `limit` bytes, as bytes, and calls `done` once: with the bytes, or
  * with the refusal. The pipeline decodes them (strict UTF-8, a BOM skipped) exactly as it does
  * the node adapters' Buffers. With a `declaredLength` (the request's Content-Length as the
- * pipeline's head read it and checked it against the limit; NaN without one), the body is read at once: the HTTP framing
- * holds it to that length, and `arrayBuffer()` takes runtimes' fast paths (@hono/node-server
- * reads the node stream directly instead of through a web stream); a body that still comes out
- * longer (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by
+ * pipeline's head read it and checked it against the limit; NaN without one), the body is read at
+ * once: the HTTP framing holds it to that length, and `arrayBuffer()` takes runtimes' fast paths
+ * (@hono/node-server reads the node stream directly instead of through a web stream); a body that
+ * still comes out longer (a hand-made Request) is refused. Without one (chunked), the stream is read chunk by
  * chunk and cancelled as soon as the limit is passed: nothing past it is buffered. A body not
  * complete within `timeoutMs` is a 408, as on the node adapters: a trickled or short body must
  * not hold its request open; a streamed one is cancelled then, and a declared-length one ends
