@@ -67,8 +67,9 @@ function maskJob(job: unknown): unknown {
 /** Serializers of the redacting logger: `payload` and `job` are masked at any depth. */
 const MASKING_SERIALIZERS = { payload: maskPayload, job: maskJob };
 
-// A per-process secret: a reference cannot be reversed by hashing every phone number.
-const REF_SECRET = randomBytes(32);
+// A per-process secret: a reference cannot be reversed by hashing every phone number. Made on
+// first use: a Cloudflare Worker may not generate random values at module scope.
+let refSecret: Buffer | undefined;
 
 /**
  * A short pseudonymous reference to a sender-controlled value (a dedupe key, an unlisted enum
@@ -77,7 +78,10 @@ const REF_SECRET = randomBytes(32);
  * original's, while a phone number or a text cannot be read back or found by brute force.
  */
 export function logRef(value: string): string {
-  return createHmac('sha256', REF_SECRET).update(value).digest('hex').slice(0, 16);
+  return createHmac('sha256', (refSecret ??= randomBytes(32)))
+    .update(value)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
