@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createSilentLogger } from './silent-logger.js';
 
 /** Log paths redacted by default: tokens, phone numbers and message text. @public (the benchmarks use it) */
 export const REDACT_PATHS: readonly string[] = [
@@ -124,7 +125,7 @@ export interface LoggerOptions {
  * Its children (`ctx.logger`) inherit the redaction and the masking serializers.
  */
 export function createLibraryLogger(options: LoggerOptions, name: string): Logger {
-  const base = options.logger ?? pino({ level: 'silent' });
+  const base = options.logger ?? createSilentLogger();
   return redactsLogs(options)
     ? base.child(
         { lib: name },
