@@ -2,17 +2,18 @@
 // wrangler bundles a Worker (ESM; the workerd, worker and browser conditions; node:* left to the
 // runtime's nodejs_compat), with the package's entries resolved to src/, so these tests need no
 // build. The consumer app test/consumers/cloudflare-worker does the same from the packed tarball.
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { Log, LogLevel, Miniflare, type MiniflareOptions } from 'miniflare';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The runtime the docs name: nodejs_compat, and a compatibility date from which workerd has
  * node:perf_hooks built in (docs/cloudflare.md).
  */
-export const COMPATIBILITY = {
+const COMPATIBILITY = {
   compatibilityDate: '2026-04-01',
   compatibilityFlags: ['nodejs_compat'],
 } as const;
@@ -73,7 +74,7 @@ export async function startWorkerd(
     modules: true,
     script,
     log: new Log(LogLevel.NONE),
-    handleRuntimeStdio(stdout, err) {
+    handleRuntimeStdio(stdout: Readable, err: Readable) {
       stdout.resume();
       err.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
