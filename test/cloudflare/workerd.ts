@@ -73,6 +73,8 @@ export async function startWorkerd(
     ...COMPATIBILITY,
     modules: true,
     script,
+    // A placeholder Request.cf: outside NODE_ENV=test miniflare would download one from Cloudflare.
+    cf: false,
     log: new Log(LogLevel.NONE),
     handleRuntimeStdio(stdout: Readable, err: Readable) {
       stdout.resume();
