@@ -182,13 +182,15 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
 
   /** Runs one conversation's deliveries in order; see the ordering rules above. */
   async function runConversation(deliveries: readonly Delivery[]): Promise<void> {
-    // Set while an earlier event of the conversation failed and will be delivered again.
-    let held: { delaySeconds: number } | undefined | false = false;
+    // Set once an earlier event of the conversation failed and will be delivered again: the
+    // later ones go back with it, after the same delay.
+    let holding = false;
+    let heldDelay: { delaySeconds: number } | undefined;
     for (const { message, job } of deliveries) {
       const attempt = message.attempts;
       const last = attempt > maxRetries;
-      if (held !== false && !last) {
-        message.retry(held);
+      if (holding && !last) {
+        message.retry(heldDelay);
         logger.debug(
           { requestId: job.requestId, type: job.type },
           'held behind a failed event of its conversation',
@@ -200,13 +202,14 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
         message.ack();
       } catch (error) {
         runner.failed(job, error, attempt, !last);
-        if (!last) {
-          held = delayAfter(attempt);
-          message.retry(held);
-        } else {
+        if (last) {
           runner.deadLettered({ job: job as AnyWebhookJob, error, attempts: attempt });
           // Past max_retries, a retry moves the message to the dead-letter queue.
           message.retry();
+        } else {
+          holding = true;
+          heldDelay = delayAfter(attempt);
+          message.retry(heldDelay);
         }
       }
     }

@@ -96,9 +96,9 @@ const isCommand = (value: unknown): value is Command =>
 export class WebhookDedupeObject {
   readonly #state: DurableObjectStateLike;
 
-  constructor(state: DurableObjectStateLike, env?: unknown) {
+  /** Called by the runtime, with the object's state (and the Worker's env, which it does not use). */
+  constructor(state: DurableObjectStateLike) {
     this.#state = state;
-    void env;
   }
 
   /** Answers the store's commands (POST, a JSON body); anything else is 400. */
