@@ -142,6 +142,17 @@ describe('Cloudflare Queues dispatcher and consumer', () => {
       payload: { text },
     });
   });
+
+  it('answers 503 for an event too large for a Queues message, and releases its claim for the retry', async () => {
+    const payload = buildIncoming({ text: `large ${'x'.repeat(130_000)}` });
+    const first = await post(payload);
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ error: { code: 'store_unavailable' } });
+    // Neither a duplicate nor held by a lease: the claim was released when the send was refused.
+    const retry = await post(payload);
+    expect(retry.status).toBe(503);
+    expect(retry.body).toMatchObject({ error: { code: 'store_unavailable' } });
+  });
 });
 
 describe('Durable Object dedupe store', () => {
