@@ -24,6 +24,14 @@ module.exports = {
       },
     },
     {
+      name: 'root-loads-no-cloudflare-entry',
+      comment:
+        'The root entry must not load messaging-webhooks/cloudflare: it is for Workers only, and a receiver on Node would carry it for nothing.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { reachable: true, path: '^src/cloudflare/' },
+    },
+    {
       name: 'no-adapter-imports-adapter',
       comment:
         'Adapters are peers over one seam (receiver/core.ts, receiver/controls.ts): what two adapters share lives there, not in either adapter.',

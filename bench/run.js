@@ -104,6 +104,13 @@ const SCENARIOS = [
     module: './scenarios/dedupe-flood.js',
   },
   {
+    id: 15,
+    name: 'bundle-size',
+    aliases: ['worker'],
+    title: 'Cloudflare Worker receiver: bundle size (esbuild, minified, gzipped)',
+    module: './scenarios/bundle-size.js',
+  },
+  {
     id: 11,
     name: 'ladder',
     optIn: true,

@@ -15,6 +15,8 @@
 #                  installing jest's ~200 packages again (15 s of CPU); its apps resolve the package,
 #                  express and the types from with-express/, the tools from here, and the other apps
 #                  do not see the tools.
+#   node-only/tools/   esbuild and miniflare (workerd), linked the same way: cloudflare-worker bundles
+#                  its Workers from the package in node-only/ and runs them in workerd.
 # Each app is copied under its root (node_modules resolve upwards), compiled with this repo's tsc
 # when it has a tsconfig.json, and run: it mounts the receiver, posts one fixture and exits
 # non-zero unless its callback ran. skipLibCheck is false where the package's declarations are the
@@ -66,6 +68,7 @@ started=$SECONDS
 install_root "$work/with-express" $(pin express pino bullmq ioredis fastify @types/express @types/node ajv ajv-formats) || exit 1
 install_root "$work/node-only" $(pin pino @types/node) || exit 1
 link_tools "$work/with-express/tools" tsx jest ts-jest typescript @types/jest
+link_tools "$work/node-only/tools" esbuild miniflare
 echo "installed in $((SECONDS - started)) s"
 [ ! -e "$work/node-only/node_modules/@types/express" ] || { echo "node-only root has @types/express"; exit 1; }
 
@@ -73,6 +76,7 @@ echo "installed in $((SECONDS - started)) s"
 APPS=(ts-esm:with-express ts-cjs:with-express ts-bundler:with-express js-esm:with-express
   js-cjs:with-express node-http-only:node-only source-maps:with-express openapi-json:with-express)
 APPS+=(node-test:with-express/tools jest-esm:with-express/tools jest-cjs:with-express/tools)
+APPS+=(cloudflare-worker:node-only/tools)
 for spec in "${APPS[@]}"; do
   name="${spec%%:*}" dir="$work/${spec#*:}/apps/${spec%%:*}"
   if [ -n "${CONSUMER_APPS:-}" ] && [[ " $CONSUMER_APPS " != *" $name "* ]]; then continue; fi
@@ -138,6 +142,7 @@ run_app openapi-json with-express
 run_test_script node-test with-express/tools
 run_test_script jest-esm with-express/tools
 run_app jest-cjs with-express/tools
+run_app cloudflare-worker node-only/tools
 
 [ "${#failures[@]}" -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
 echo "consumer matrix: ${passed} passed, ${failed} failed ($((SECONDS - started)) s)"

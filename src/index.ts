@@ -5,7 +5,8 @@
  *
  * This entry is the receiver's public API, every name listed in the README's Exports table. The
  * schemas, tables and parsers are `messaging-webhooks/schemas`; the emulator, testing helpers,
- * client, Redis, metrics and tracing have their own entries.
+ * client, Redis, metrics, tracing and Cloudflare Workers' Queues and Durable Objects have their own
+ * entries.
  *
  * @packageDocumentation
  */

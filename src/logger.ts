@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createSilentLogger } from './silent-logger.js';
 
 /** Log paths redacted by default: tokens, phone numbers and message text. @public (the benchmarks use it) */
 export const REDACT_PATHS: readonly string[] = [
@@ -67,8 +68,9 @@ function maskJob(job: unknown): unknown {
 /** Serializers of the redacting logger: `payload` and `job` are masked at any depth. */
 const MASKING_SERIALIZERS = { payload: maskPayload, job: maskJob };
 
-// A per-process secret: a reference cannot be reversed by hashing every phone number.
-const REF_SECRET = randomBytes(32);
+// A per-process secret: a reference cannot be reversed by hashing every phone number. Made on
+// first use: a Cloudflare Worker may not generate random values at module scope.
+let refSecret: Buffer | undefined;
 
 /**
  * A short pseudonymous reference to a sender-controlled value (a dedupe key, an unlisted enum
@@ -77,7 +79,10 @@ const REF_SECRET = randomBytes(32);
  * original's, while a phone number or a text cannot be read back or found by brute force.
  */
 export function logRef(value: string): string {
-  return createHmac('sha256', REF_SECRET).update(value).digest('hex').slice(0, 16);
+  return createHmac('sha256', (refSecret ??= randomBytes(32)))
+    .update(value)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
@@ -120,7 +125,7 @@ export interface LoggerOptions {
  * Its children (`ctx.logger`) inherit the redaction and the masking serializers.
  */
 export function createLibraryLogger(options: LoggerOptions, name: string): Logger {
-  const base = options.logger ?? pino({ level: 'silent' });
+  const base = options.logger ?? createSilentLogger();
   return redactsLogs(options)
     ? base.child(
         { lib: name },

@@ -19,13 +19,22 @@ for (let i = 0; i < ALPHABET.length; i += 1) SEXTET[ALPHABET.charCodeAt(i)] = i;
 export const SEED_WORDS = FINGERPRINT_WORDS + 1;
 
 /**
- * This process's seed of the dedupe table's hash, random at start-up and never exposed. Issue 24:
- * with a fixed, public hash function, event ids whose keys land in one run of the table can be
- * ground offline (one candidate in four hits a chosen quarter) and then turn every claim into a
- * linear scan. A key is a SHA-256 digest of the sender's identity, so a sender picks among
+ * This process's seed of the dedupe table's hash, random (drawn on first use) and never exposed.
+ * Issue 24: with a fixed, public hash function, event ids whose keys land in one run of the table
+ * can be ground offline (one candidate in four hits a chosen quarter) and then turn every claim
+ * into a linear scan. A key is a SHA-256 digest of the sender's identity, so a sender picks among
  * uniformly random words only; without the seed it cannot tell where any key lands.
  */
-const PROCESS_SEED: Int32Array = randomFillSync(new Int32Array(SEED_WORDS));
+let processSeed: Int32Array | undefined;
+
+/**
+ * Draws {@link processSeed} on its first use rather than at module scope, where a Cloudflare Worker
+ * may not generate random values; a fingerprint then reads the variable and takes a branch that
+ * goes the same way on every later call.
+ */
+function drawProcessSeed(): Int32Array {
+  return (processSeed = randomFillSync(new Int32Array(SEED_WORDS)));
+}
 
 /**
  * Writes the fingerprint of `key` into `out[at … at + 8]` and returns its 32-bit hash under
@@ -40,7 +49,7 @@ export function fingerprint(
   key: string,
   out: Int32Array,
   at: number,
-  seed: Int32Array = PROCESS_SEED,
+  seed: Int32Array = processSeed ?? drawProcessSeed(),
 ): number {
   if (key.length !== DIGEST_LENGTH || !pack(key, out, at)) {
     pack(sha256Base64url(`#${JSON.stringify(key)}`), out, at);

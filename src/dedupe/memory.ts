@@ -34,7 +34,7 @@ export const MEMORY_DEDUPE_STORE_OPTION_KEYS = optionKeys<MemoryDedupeStoreOptio
  * request on the event loop in GC work alone, 301 028 against 266 718 per incoming request by
  * callgrind (`bench/adapters-callgrind.js`, `fastify-plugin:full-store`), and 119–155 B per key.
  * Typed arrays hold no pointers the garbage collector follows. The table's hash is seeded per
- * process (`PROCESS_SEED`), so event ids cannot be ground offline to collide in it (issue 24;
+ * process (`processSeed`), so event ids cannot be ground offline to collide in it (issue 24;
  * `npm run bench` scenario 14 holds crafted ids to the cost of random ones).
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {

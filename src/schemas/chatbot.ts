@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identifier, optionalBoolean, optionalMillis, optionalString } from './fields.js';
 import { openEnum } from './open-enum.js';
 import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * An optional field. The documentation says null fields are omitted, but a null where an

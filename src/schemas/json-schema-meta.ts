@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /*
  * Metadata the JSON Schema generator (src/openapi) needs and a zod schema does not carry: the

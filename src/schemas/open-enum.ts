@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPEN_ENUMS } from './json-schema-meta.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identifier } from './fields.js';
 import { UNLISTED_VALUES } from './json-schema-meta.js';
 

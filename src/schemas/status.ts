@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identifier, optionalString } from './fields.js';
 import { openDiscriminatedUnion, passthroughObject, unlistedValue } from './open-union.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHATBOT_PAYLOAD_VERSIONS, type ChatbotDirection, type ChatbotPayloadVersion } from './chatbot.js';
 import { WEBHOOK_URL_FIELDS, type WebhookType, type WebhookUrlField } from './webhook-types.js';
 
