@@ -1,5 +1,5 @@
 /** The `messaging-webhooks` program: its commands, options and help. */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
 import {
@@ -16,6 +16,7 @@ import { REDIS_NAME_ENV } from '../redis/names.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
 import type { LogsCommandOptions, ResendCommandOptions } from './logs.js';
+import type { ListenCommandOptions, RelayCommandOptions } from './relay.js';
 import type { OpenApiCommandOptions } from './openapi.js';
 import { CliError, messageOf, printableIo, processIo, type CliIo } from './output.js';
 import type { ReplayCommandOptions } from './replay.js';
@@ -295,6 +296,7 @@ function createProgram(io: CliIo = processIo()): Command {
   addDlqCommands(program, io);
   addTriggerCommands(program, io);
   addLogCommands(program, io);
+  addRelayCommands(program, io);
 
   return program;
 }
@@ -499,6 +501,115 @@ function addLogCommands(program: Command, io: CliIo): void {
       guarded(io, async (delivery: string, options: ResendCommandOptions) => {
         const { resendCommand } = await import('./logs.js');
         if (!(await resendCommand(delivery, options, io))) process.exitCode = 1;
+      }),
+    );
+}
+
+/** The relay's secret: long enough for a public endpoint. */
+function parseSecret(value: string): string {
+  if (value.length < 16 || /\s/.test(value)) {
+    throw new InvalidArgumentError(
+      'expected at least 16 characters without spaces (e.g. openssl rand -hex 24)',
+    );
+  }
+  return value;
+}
+
+/** `relay` and `listen`: real platform traffic to a laptop. */
+function addRelayCommands(program: Command, io: CliIo): void {
+  program
+    .command('relay')
+    .description(
+      "receive the platform's webhooks where it reaches them, and stream them to `listen` on your machine",
+    )
+    .addOption(
+      new Option('-p, --port <port>', 'port to listen on').argParser(parseWhole(0, 65_535)).default(8080),
+    )
+    .option('--host <host>', 'interface to listen on', '0.0.0.0')
+    .addOption(
+      new Option('--secret <secret>', 'the secret `listen` authenticates with (default: $RELAY_SECRET)')
+        .env('RELAY_SECRET')
+        .argParser(parseSecret)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        "the token the platform's URLs carry (?token=...) (default: $WEBHOOK_TOKEN)",
+      )
+        .env('WEBHOOK_TOKEN')
+        .argParser(parseToken),
+    )
+    .option('--base-path <path>', 'path prefix of the webhook endpoints, e.g. /webhooks')
+    .addOption(
+      new Option(
+        '--max-buffered <n>',
+        'events kept while no listener acknowledged them (oldest dropped past it)',
+      )
+        .argParser(parseWhole(1, 1_000_000))
+        .default(10_000),
+    )
+    .addHelpText(
+      'after',
+      "\nValidates, deduplicates and answers the platform at once (the package's receiver), then streams each event\n" +
+        'to the listener over Server-Sent Events. Runs until Ctrl+C. Example:\n' +
+        '  RELAY_SECRET=$(openssl rand -hex 24) WEBHOOK_TOKEN=s3cret messaging-webhooks relay --port 8080',
+    )
+    .action(
+      guarded(io, async (options: RelayCommandOptions) => {
+        const { relayCommand } = await import('./relay.js');
+        const stop = await relayCommand(options, io);
+        const signal = await untilStopped(io);
+        io.out(`${signal}: stopping the relay`);
+        await stop();
+      }),
+    );
+  program
+    .command('listen')
+    .description('connect to a relay and forward each webhook to your local app, printing its answers')
+    .addOption(
+      new Option('--relay <url>', "the relay's public URL").argParser(parseBaseUrl).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--secret <secret>', "the relay's secret (default: $RELAY_SECRET)")
+        .env('RELAY_SECRET')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--forward-to <base-url>',
+        "your app's webhook base URL: each event goes to <base-url>/<its type's path>",
+      )
+        .argParser(parseBaseUrl)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--token <token>', "your app's token, sent in the x-webhook-token header").argParser(
+        parseToken,
+      ),
+    )
+    .option(
+      '--capture <file>',
+      'also append every event to this JSONL capture file (replay it with `replay`)',
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        "conversations forwarded at once; one conversation's events always in order",
+      )
+        .argParser(parseWhole(1, 1024))
+        .default(CLI_CONCURRENCY),
+    )
+    .option('--json', 'one JSON object per answer and line')
+    .addHelpText(
+      'after',
+      '\nEvents your app has not answered stay on the relay and come again when the listener reconnects.\nExample:\n' +
+        '  messaging-webhooks listen --relay https://relay.example.com --secret $RELAY_SECRET --forward-to http://localhost:3000/webhooks --capture .captures/relay.jsonl',
+    )
+    .action(
+      guarded(io, async (options: ListenCommandOptions) => {
+        const { listenCommand } = await import('./relay.js');
+        await listenCommand(options, io, untilStopped(io));
       }),
     );
 }
