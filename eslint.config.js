@@ -46,7 +46,8 @@ export default tseslint.config(
         },
         {
           selector: "CallExpression[callee.property.name='destination'][callee.object.name='pino']",
-          message: 'Log through a stream that writes to CliIo.err: pino.destination bypasses the escaping writer.',
+          message:
+            'Log through a stream that writes to CliIo.err: pino.destination bypasses the escaping writer.',
         },
       ],
     },

@@ -64,7 +64,7 @@ export interface EmulatorCommandOptions {
 }
 
 /** The option of each type's own forward target (`--forward-chatbot-to`), as commander names it. */
-export const FORWARD_TYPE_OPTIONS = {
+const FORWARD_TYPE_OPTIONS = {
   incoming: 'forwardIncomingTo',
   status: 'forwardStatusTo',
   session: 'forwardSessionTo',

@@ -44,7 +44,7 @@ interface DeliveryPage {
 const FINAL = new Set(['delivered', 'failed']);
 
 /** One text line per delivery: sequence, emulator time, type, number, customer, content, URL, outcome. */
-export function logLine(entry: LoggedDelivery): string {
+function logLine(entry: LoggedDelivery): string {
   const time = new Date(entry.emittedAt).toISOString().slice(11, 19);
   const customer = customerOf(entry.type, entry.payload);
   const content = deliveryContent(entry.type, entry.payload);

@@ -209,7 +209,7 @@ function firstAtOrAfter(log: readonly DeliveryLogEntry[], sequence: number): num
 }
 
 /** A log entry as listed: its URL's secrets masked unless `reveal` (a copy; the log keeps the URL). */
-export function shownDelivery(entry: DeliveryLogEntry, reveal: boolean | undefined): DeliveryLogEntry {
+function shownDelivery(entry: DeliveryLogEntry, reveal: boolean | undefined): DeliveryLogEntry {
   return reveal === true ? entry : { ...entry, url: maskUrl(entry.url) };
 }
 

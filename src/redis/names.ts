@@ -38,10 +38,11 @@ export interface SharedRedisNames {
   readonly hashTags?: boolean | undefined;
 }
 
-type Source = Readonly<Record<string, string | undefined>>;
+/** Where the variables are read: `process.env`, or a record of them (tests, another runtime's env). */
+export type RedisNameSource = Readonly<Record<string, string | undefined>>;
 
 /** The process environment, or none where there is no `process` (a Worker without nodejs_compat). */
-const processEnv = (): Source => (typeof process === 'undefined' ? {} : process.env);
+const processEnv = (): RedisNameSource => (typeof process === 'undefined' ? {} : process.env);
 
 function fromFile(file: string): Record<string, unknown> {
   let text: string;
@@ -74,7 +75,7 @@ const KEYS = ['url', 'queueName', 'prefix', 'partitions', 'hashTags'] as const;
  * environment variable wins over the file. A malformed value throws a TypeError naming its
  * variable or file. `configFile` (the CLI's `--config`) wins over `MESSAGING_WEBHOOKS_CONFIG`.
  */
-export function sharedRedisNames(env: Source = processEnv(), configFile?: string): SharedRedisNames {
+export function sharedRedisNames(env: RedisNameSource = processEnv(), configFile?: string): SharedRedisNames {
   const file = configFile ?? env[REDIS_NAME_ENV.config];
   const fileValues = file === undefined || file === '' ? {} : fromFile(file);
   const names: Record<string, unknown> = {};
@@ -127,7 +128,7 @@ export function withSharedNames<
     readonly prefix?: string | undefined;
     readonly hashTags?: boolean | undefined;
   },
->(options: T, env?: Source): T {
+>(options: T, env?: RedisNameSource): T {
   const shared = sharedRedisNames(env);
   return {
     ...options,

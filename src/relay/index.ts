@@ -35,4 +35,4 @@ export {
   type RelayListenerOptions,
   type RelayListenerStats,
 } from './listener.js';
-export { createRelayServer, toNodeListener } from './node.js';
+export { createRelayServer, toNodeListener, type FetchHandler } from './node.js';

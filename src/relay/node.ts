@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
-/** A web-standard request handler, as {@link createRelay} returns. */
-type FetchHandler = (request: Request) => Promise<Response>;
+/** A web-standard request handler, as `createRelay` returns. */
+export type FetchHandler = (request: Request) => Promise<Response>;
 
 /** Node's request as a web `Request` (its body streamed, not read first). */
 function toRequest(req: IncomingMessage): Request {

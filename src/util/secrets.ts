@@ -5,7 +5,7 @@
  */
 
 /** What a masked value is shown as. */
-export const SECRET_MASK = '****';
+const SECRET_MASK = '****';
 
 /**
  * Query parameter names whose values are secrets: the receiver's token (`token`, its default

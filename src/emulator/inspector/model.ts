@@ -385,7 +385,7 @@ export function logPage(
 }
 
 /** One step of a conversation, as the deliveries tell it. */
-export interface ConversationItem {
+interface ConversationItem {
   /** Who speaks: the customer, the business (bot or agent), or the platform (handover, closure). */
   readonly side: 'customer' | 'business' | 'platform';
   /** What happened: a message, an outbound message with its receipts, a handover, a closure. */
