@@ -33,6 +33,26 @@ export default tseslint.config(
     rules: { 'no-console': 'error' },
   },
   {
+    // the CLI's one way out to the terminal is src/cli/output.ts (it escapes control characters)
+    files: ['src/cli/**/*.ts'],
+    ignores: ['src/cli/output.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name=/^(stdout|stderr)$/][property.name=/^(write|end)$/]",
+          message: 'Write through the CliIo of src/cli/output.ts: it escapes control characters.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='destination'][callee.object.name='pino']",
+          message:
+            'Log through a stream that writes to CliIo.err: pino.destination bypasses the escaping writer.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'examples/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',

@@ -9,19 +9,12 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
-    // Fastify's inject() requires light-my-request, which requires cookie 2, published as ESM only:
-    // jest cannot require() ESM before Node 24.9, so that one file is compiled to CommonJS.
-    '/light-my-request/node_modules/cookie/.+\\.js$': [
-      'ts-jest',
-      { useESM: false, isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs' } },
-    ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(light-my-request/node_modules/)?cookie/dist/)'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // The examples import the package by name, as an app does; here that name is src/ (tsconfig `paths`).
     '^messaging-webhooks$': '<rootDir>/src/index.ts',
-    '^messaging-webhooks/(schemas|emulator|testing|client|redis|fastify|metrics|otel)$':
+    '^messaging-webhooks/(schemas|emulator|testing|client|redis|fastify|metrics|otel|relay)$':
       '<rootDir>/src/$1/index.ts',
   },
   testTimeout: 30000,

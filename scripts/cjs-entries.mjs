@@ -25,6 +25,7 @@ const ENTRIES = [
   'metrics',
   'otel',
   'cloudflare',
+  'relay',
 ];
 const dist = join(import.meta.dirname, '..', 'dist');
 

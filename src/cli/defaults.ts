@@ -51,6 +51,21 @@ export function parseBaseUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/** An http(s) URL, a query allowed: `--forward-chatbot-to`, `--forward-to` of `listen`. */
+export function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an http(s) URL such as http://localhost:3000/webhooks/chatbot');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidArgumentError(`expected an http(s) URL, got the scheme ${url.protocol}`);
+  }
+  if (url.hash !== '') throw new InvalidArgumentError('expected a URL without a fragment');
+  return url.href;
+}
+
 /** A non-empty value without spaces: `--token`. */
 export function parseToken(value: string): string {
   if (value === '' || /\s/.test(value)) throw new InvalidArgumentError('expected a token without spaces');

@@ -29,6 +29,11 @@ export interface DemoOptions {
   readonly capture?: string | undefined;
   /** Logger for the receiver and the emulator. @default silent */
   readonly logger?: Logger | undefined;
+  /**
+   * Keeps the emulator (and its inspector) and the receiver running after the scenario until the
+   * promise this returns settles (the CLI's `--keep-open`: until Ctrl+C). @default close at once
+   */
+  readonly keepOpen?: (() => Promise<void>) | undefined;
 }
 
 /** One property the demo checks about what the receiver saw. */
@@ -198,6 +203,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const emulatorUrl = await emulator.listen(0, '127.0.0.1');
     receiverUrl = await listen(receiver);
     write(`Emulator  ${emulatorUrl}  (API key ${DEFAULT_API_KEYS.supervisor})`);
+    write(
+      `Inspector ${emulatorUrl}/  ` +
+        (options.keepOpen === undefined
+          ? '(closes when the demo ends: run with --keep-open to browse it)'
+          : '(stays open after the demo until Ctrl+C)'),
+    );
     write(`Receiver  ${receiverUrl}/webhooks  (Express + createWebhookRouter)`);
 
     const settle = async (): Promise<void> => {
@@ -363,6 +374,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         `receiver: ${stats.total.acked} acknowledged, ${stats.total.invalid} invalid, ${stats.total.duplicates} duplicates`,
     );
     for (const { name, ok } of checks) write(`  ${ok ? '✓' : '✗'} ${name}`);
+    if (options.keepOpen !== undefined) {
+      write('');
+      write(`The emulator and the receiver stay open: inspector ${emulatorUrl}/ (Ctrl+C to stop)`);
+      write(`  messaging-webhooks logs --emulator ${emulatorUrl}`);
+      await options.keepOpen();
+    }
   } finally {
     await router.close(5000);
     await emulator.close();

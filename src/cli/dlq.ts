@@ -1,13 +1,57 @@
 import { InvalidArgumentError } from 'commander';
 import type { DeadLetterEntry, DeadLetterQueue } from '../redis/dlq.js';
-import { CliError, printableIo, type CliIo } from './output.js';
+import { DEFAULT_PARTITIONS, DEFAULT_QUEUE_NAME, REDIS_NAME_ENV, sharedRedisNames } from '../redis/names.js';
+import { CliError, messageOf, printableIo, type CliIo } from './output.js';
 
-/** Options of every `dlq` subcommand (as commander hands them over, already parsed). */
-export interface DlqCommandOptions {
+/** A dlq command's topology with everything resolved: flags, then the shared names, then the defaults. */
+interface ResolvedDlqOptions extends DlqCommandOptions {
   readonly redis: string;
   readonly queueName: string;
   readonly partitions: number;
+}
+
+/**
+ * The flags, then what the app reads too (`MESSAGING_WEBHOOKS_*`, the `--config` file; see
+ * src/redis/names.ts), then the library's defaults: the CLI looks where the app writes.
+ */
+export function resolveDlqOptions(options: DlqCommandOptions, env = process.env): ResolvedDlqOptions {
+  let shared;
+  try {
+    shared = sharedRedisNames(env, options.config);
+  } catch (error) {
+    throw new CliError(messageOf(error), 1, { cause: error });
+  }
+  const redis = options.redis ?? shared.url;
+  if (redis === undefined) {
+    throw new CliError(
+      `give --redis <url> (or set ${REDIS_NAME_ENV.url}, or redis.url in the --config file)`,
+    );
+  }
+  try {
+    parseRedisUrl(redis);
+  } catch (error) {
+    throw new CliError(`${REDIS_NAME_ENV.url}: ${messageOf(error)}`, 1, { cause: error });
+  }
+  const prefix = options.prefix ?? shared.prefix;
+  return {
+    ...options,
+    redis,
+    queueName: options.queueName ?? shared.queueName ?? DEFAULT_QUEUE_NAME,
+    partitions: options.partitions ?? shared.partitions ?? DEFAULT_PARTITIONS,
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(options.hashTags === undefined && shared.hashTags === true ? { hashTags: true } : {}),
+  };
+}
+
+/** Options of every `dlq` subcommand (as commander hands them over, already parsed). */
+export interface DlqCommandOptions {
+  /** Where Redis is; else the shared names' URL (`MESSAGING_WEBHOOKS_REDIS_URL`). */
+  readonly redis?: string | undefined;
+  readonly queueName?: string | undefined;
+  readonly partitions?: number | undefined;
   readonly prefix?: string | undefined;
+  /** `--config <file>`: the shared names' JSON file (else `MESSAGING_WEBHOOKS_CONFIG`). */
+  readonly config?: string | undefined;
   /** `--redis` is a node of a Redis Cluster: connect to the cluster through it. */
   readonly cluster?: boolean | undefined;
   /** Hash-tagged queue names without `--cluster` (the dispatcher's `hashTags: true`). */
@@ -66,7 +110,7 @@ function clusterConnectionOf(redisUrl: string): {
 }
 
 /** Opens the dead-letter queue of the options' topology (loads BullMQ only when a command runs). */
-async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLetterQueue> {
+async function openDeadLetterQueue(options: ResolvedDlqOptions): Promise<DeadLetterQueue> {
   let redis: typeof import('../redis/dlq.js');
   try {
     redis = await import('../redis/dlq.js');
@@ -90,19 +134,85 @@ async function openDeadLetterQueue(options: DlqCommandOptions): Promise<DeadLett
 
 /** Runs `action` on an open dead-letter queue, closing it after. */
 async function withDeadLetterQueue<T>(
-  options: DlqCommandOptions,
-  action: (dlq: DeadLetterQueue) => Promise<T>,
+  given: DlqCommandOptions,
+  action: (dlq: DeadLetterQueue, options: ResolvedDlqOptions) => Promise<T>,
 ): Promise<T> {
+  const options = resolveDlqOptions(given);
   const dlq = await openDeadLetterQueue(options);
   try {
-    return await action(dlq);
+    return await action(dlq, options);
   } finally {
     await dlq.close();
   }
 }
 
+/** A dead-letter queue found in Redis by its keys: its name, prefix, size and the flags that select it. */
+interface FoundQueue {
+  readonly name: string;
+  readonly prefix: string;
+  readonly flags: string;
+}
+
+/** Keys looked at, at most, when searching for dead-letter queues (SCAN is incremental: no blocking). */
+const SCAN_LIMIT = 1_000_000;
+
+/**
+ * The BullMQ dead-letter queues (`<queueName>-dead`, hash-tagged or not) of the Redis the options
+ * name, found by their `meta` keys (`<prefix>:<name>:meta`), each with the dead letters it holds
+ * (its waiting, prioritized and delayed jobs, the states the worker leaves them in) and the flags
+ * that select it.
+ */
+async function findDeadLetterQueues(options: ResolvedDlqOptions): Promise<FoundQueue[]> {
+  const { Redis, Cluster } = await import('ioredis');
+  const client =
+    options.cluster === true
+      ? new Cluster(clusterConnectionOf(options.redis).nodes, {
+          redisOptions: clusterConnectionOf(options.redis).redisOptions,
+          lazyConnect: true,
+        })
+      : new Redis(options.redis, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  try {
+    const nodes = client instanceof Cluster ? (await client.connect(), client.nodes('master')) : [client];
+    const keys = new Set<string>();
+    for (const node of nodes) {
+      let cursor = '0';
+      let seen = 0;
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', '*-dead*:meta', 'COUNT', 1000);
+        cursor = next;
+        seen += 1000;
+        for (const key of batch) keys.add(key);
+      } while (cursor !== '0' && seen < SCAN_LIMIT);
+    }
+    const found: FoundQueue[] = [];
+    for (const key of [...keys].sort()) {
+      const match = /^(.*):(\{[^{}:]+-dead\}|[^{}:]+-dead):meta$/.exec(key);
+      if (match === null) continue;
+      const [, prefix = '', name = ''] = match;
+      const base = `${prefix}:${name}`;
+      const [waiting, prioritized, delayed] = await Promise.all([
+        client.llen(`${base}:wait`),
+        client.zcard(`${base}:prioritized`),
+        client.zcard(`${base}:delayed`),
+      ]);
+      const count = waiting + prioritized + delayed;
+      const tagged = name.startsWith('{');
+      const queueName = name.replace(/^\{|\}$/g, '').replace(/-dead$/, '');
+      const flags =
+        `${count} dead letter${count === 1 ? '' : 's'}; select it with --queue-name ${queueName}` +
+        (prefix === 'bull' ? '' : ` --prefix ${prefix}`) +
+        (tagged && options.cluster !== true ? ' --hash-tags' : '');
+      found.push({ name, prefix, flags });
+    }
+    return found;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** The dead-letter queue's name, as the worker names it (hash-tagged on a cluster). */
-const deadLetterName = (options: DlqCommandOptions): string =>
+const deadLetterName = (options: ResolvedDlqOptions): string =>
   options.cluster === true || options.hashTags === true
     ? `{${options.queueName}-dead}`
     : `${options.queueName}-dead`;
@@ -131,20 +241,31 @@ function summary(entry: DeadLetterEntry): Record<string, unknown> {
 
 /** `dlq list`: one line per dead letter, oldest first. */
 export async function listCommand(
-  options: DlqCommandOptions & { readonly limit?: number | undefined },
+  given: DlqCommandOptions & { readonly limit?: number | undefined },
   terminal: CliIo,
 ): Promise<number> {
   // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
   const io = printableIo(terminal);
-  return withDeadLetterQueue(options, async (dlq) => {
-    const entries = await dlq.list(options.limit === undefined ? {} : { limit: options.limit });
+  return withDeadLetterQueue(given, async (dlq, options) => {
+    const entries = await dlq.list(given.limit === undefined ? {} : { limit: given.limit });
     if (options.format === 'json') {
       io.out(JSON.stringify(entries.map(summary), null, 2));
       return entries.length;
     }
     const total = await dlq.count();
     if (entries.length === 0) {
-      io.out(`No dead letters in ${deadLetterName(options)}.`);
+      io.out(
+        `No dead letters in ${deadLetterName(options)}${options.prefix === undefined ? '' : ` (prefix ${options.prefix})`}.`,
+      );
+      const others = (await findDeadLetterQueues(options)).filter(
+        (found) => !(found.name === deadLetterName(options) && found.prefix === (options.prefix ?? 'bull')),
+      );
+      if (others.length === 0) {
+        io.out('No other dead-letter queue (BullMQ queue named *-dead) found in this Redis.');
+      } else {
+        io.out('Dead-letter queues found in this Redis:');
+        for (const found of others) io.out(`  ${found.name} (prefix ${found.prefix}): ${found.flags}`);
+      }
       return 0;
     }
     const rows = entries.map((entry) => [
@@ -168,10 +289,10 @@ export async function listCommand(
 }
 
 /** `dlq show <id>`: the whole record, payload and stack included. */
-export async function showCommand(id: string, options: DlqCommandOptions, terminal: CliIo): Promise<void> {
+export async function showCommand(id: string, given: DlqCommandOptions, terminal: CliIo): Promise<void> {
   // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
   const io = printableIo(terminal);
-  await withDeadLetterQueue(options, async (dlq) => {
+  await withDeadLetterQueue(given, async (dlq, options) => {
     const entry = await dlq.get(id);
     if (entry === undefined)
       throw new CliError(`no dead letter ${JSON.stringify(id)} in ${deadLetterName(options)}`);

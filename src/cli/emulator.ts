@@ -10,8 +10,16 @@ import {
   type EmulatorSnapshotInput,
 } from '../emulator/index.js';
 import { createPlatformClient, PlatformError } from '../client/index.js';
-import { WEBHOOK_PATHS, WEBHOOK_TYPES, WEBHOOK_URL_FIELDS, type WebhookUrlField } from '../schemas/index.js';
-import { CliError, messageOf, printable, type CliIo } from './output.js';
+import {
+  WEBHOOK_PATHS,
+  WEBHOOK_TYPES,
+  WEBHOOK_URL_FIELDS,
+  type ChatbotPayloadVersion,
+  type WebhookType,
+  type WebhookUrlField,
+} from '../schemas/index.js';
+import { maskKey, maskUrl } from '../util/secrets.js';
+import { CliError, messageOf, type CliIo } from './output.js';
 
 import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT, DEFAULT_EMULATOR_URL } from './defaults.js';
 
@@ -39,7 +47,37 @@ export interface EmulatorCommandOptions {
   readonly token?: string | undefined;
   /** `--header 'Name: value'` (repeatable), sent with every delivery. */
   readonly header?: Readonly<Record<string, string>> | undefined;
+  /** `--forward-<type>-to <url>`: one type's URL, instead of (or without) `--forward-to`'s. */
+  readonly forwardIncomingTo?: string | undefined;
+  readonly forwardStatusTo?: string | undefined;
+  readonly forwardSessionTo?: string | undefined;
+  readonly forwardEventTo?: string | undefined;
+  readonly forwardChatbotTo?: string | undefined;
+  /** `--chatbot-payload-version`: the configuration's `chatbotPayloadVersion`. */
+  readonly chatbotPayloadVersion?: ChatbotPayloadVersion | undefined;
+  /** `--chatbot-include-outgoing`: the configuration's `chatbotIncludeOutgoing`. */
+  readonly chatbotIncludeOutgoing?: boolean | undefined;
+  /** `--chatbot-stop-on-agent-assignment`: the configuration's `chatbotStopOnAgentAssignment`. */
+  readonly chatbotStopOnAgentAssignment?: boolean | undefined;
+  /** `--show-secrets`: print the token and the API keys in full. */
+  readonly showSecrets?: boolean | undefined;
 }
+
+/** The option of each type's own forward target (`--forward-chatbot-to`), as commander names it. */
+const FORWARD_TYPE_OPTIONS = {
+  incoming: 'forwardIncomingTo',
+  status: 'forwardStatusTo',
+  session: 'forwardSessionTo',
+  event: 'forwardEventTo',
+  chatbot: 'forwardChatbotTo',
+} as const satisfies Record<WebhookType, keyof EmulatorCommandOptions>;
+
+/** The chatbot fields of the configuration `--forward-to` creates, as given on the command line. */
+type ChatbotFields = Partial<{
+  chatbotPayloadVersion: ChatbotPayloadVersion;
+  chatbotIncludeOutgoing: boolean;
+  chatbotStopOnAgentAssignment: boolean;
+}>;
 
 /** The receiver's query parameter for its token (`tokenQueryParam`'s default). */
 const TOKEN_QUERY_PARAM = 'token';
@@ -50,11 +88,34 @@ const TOKEN_QUERY_PARAM = 'token';
  * The token goes in the URL (`?token=`), as with the platform itself: a configuration is a set
  * of URLs, and the receiver reads its token from the query as well as from its header.
  */
-function forwardingUrls(base: string, token: string | undefined): Record<WebhookUrlField, string> {
-  const query = token === undefined ? '' : `?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
-  return Object.fromEntries(
-    WEBHOOK_TYPES.map((type) => [WEBHOOK_URL_FIELDS[type], `${base}/${WEBHOOK_PATHS[type]}${query}`]),
-  ) as Record<WebhookUrlField, string>;
+function forwardingUrls(options: EmulatorCommandOptions): Partial<Record<WebhookUrlField, string>> {
+  const { token, forwardTo } = options;
+  const withToken = (url: string): string =>
+    token === undefined
+      ? url
+      : `${url}${url.includes('?') ? '&' : '?'}${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
+  const urls: Partial<Record<WebhookUrlField, string>> = {};
+  for (const type of WEBHOOK_TYPES) {
+    const own = options[FORWARD_TYPE_OPTIONS[type]];
+    const url = own ?? (forwardTo === undefined ? undefined : `${forwardTo}/${WEBHOOK_PATHS[type]}`);
+    if (url !== undefined) urls[WEBHOOK_URL_FIELDS[type]] = withToken(url);
+  }
+  return urls;
+}
+
+/** The chatbot fields given on the command line (the others stay the platform's defaults). */
+function chatbotFields(options: EmulatorCommandOptions): ChatbotFields {
+  return {
+    ...(options.chatbotPayloadVersion === undefined
+      ? {}
+      : { chatbotPayloadVersion: options.chatbotPayloadVersion }),
+    ...(options.chatbotIncludeOutgoing === undefined
+      ? {}
+      : { chatbotIncludeOutgoing: options.chatbotIncludeOutgoing }),
+    ...(options.chatbotStopOnAgentAssignment === undefined
+      ? {}
+      : { chatbotStopOnAgentAssignment: options.chatbotStopOnAgentAssignment }),
+  };
 }
 
 /**
@@ -66,7 +127,7 @@ function forwardingUrls(base: string, token: string | undefined): Record<Webhook
 async function forwardWebhooks(
   emulator: Emulator,
   url: string,
-  urls: Record<WebhookUrlField, string>,
+  urls: Partial<Record<WebhookUrlField, string>> & ChatbotFields,
 ): Promise<string[]> {
   const configured: string[] = [];
   for (const client of emulator.state.clients.values()) {
@@ -166,11 +227,11 @@ function parseAttempts(value: string | undefined): number | undefined {
  * One `--verbose` line per delivery attempt: type, URL, status code (or the error), attempt and
  * real milliseconds, e.g. `delivery incoming http://127.0.0.1:3000/in 200 attempt 1 12 ms`.
  */
-function formatDeliveryAttempt(attempt: DeliveryAttempt): string {
+function formatDeliveryAttempt(attempt: DeliveryAttempt, shownUrl: (url: string) => string): string {
   const outcome =
     attempt.status === null ? `error (${attempt.error ?? 'no response'})` : String(attempt.status);
   const drift = attempt.undocumented ? ' undocumented' : '';
-  return `delivery ${attempt.type} ${attempt.url} ${outcome} attempt ${attempt.attempt} ${attempt.ms} ms${drift}`;
+  return `delivery ${attempt.type} ${shownUrl(attempt.url)} ${outcome} attempt ${attempt.attempt} ${attempt.ms} ms${drift}`;
 }
 
 /**
@@ -182,9 +243,24 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
   const attempts = parseAttempts(options.retryAttempts);
-  if (options.token !== undefined && options.forwardTo === undefined) {
+  const forwarding =
+    options.forwardTo !== undefined ||
+    WEBHOOK_TYPES.some((type) => options[FORWARD_TYPE_OPTIONS[type]] !== undefined);
+  if (options.token !== undefined && !forwarding) {
     throw new CliError('--token goes in the URLs --forward-to configures: give --forward-to <base-url> too');
   }
+  const chatbot = chatbotFields(options);
+  if (Object.keys(chatbot).length > 0 && !forwarding) {
+    throw new CliError(
+      '--chatbot-* set the configuration --forward-to creates: give --forward-to <base-url> (or --forward-chatbot-to <url>) too',
+    );
+  }
+  // Secrets shown only on request: the receiver token, and API keys other than the documented seed's.
+  const reveal = options.showSecrets === true;
+  const seedKeys = new Set<string>(Object.values(DEFAULT_API_KEYS));
+  const key = (apiKey: string): string => (reveal || seedKeys.has(apiKey) ? apiKey : maskKey(apiKey));
+  const shownUrl = (target: string): string =>
+    reveal ? target : maskUrl(target, options.token === undefined ? [] : [options.token]);
   if (options.saveState !== undefined) checkSaveState(options.saveState);
   const state = options.state === undefined ? undefined : readStateFile(options.state);
   let emulator: Emulator;
@@ -198,10 +274,11 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
       ...(attempts === undefined ? {} : { retry: { attempts } }),
       ...(options.verbose === true
         ? {
-            logger: pino({ level: 'info' }, pino.destination(2)),
-            // A failed attempt's error may quote what the receiver answered: never raw to a terminal.
+            // the log lines leave through the CLI's writer, escaped like every other line
+            logger: pino({ level: 'info' }, { write: (line: string) => io.err(line.trimEnd()) }),
+            // A failed attempt's error may quote what the receiver answered: one line, escaped by io.
             onDeliveryAttempt: (attempt: DeliveryAttempt) =>
-              io.err(printable(formatDeliveryAttempt(attempt), { oneLine: true })),
+              io.err(formatDeliveryAttempt(attempt, shownUrl).replace(/[\r\n]+/g, ' ')),
           }
         : {}),
     });
@@ -233,7 +310,9 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
   const others = description.users.filter((user) => user.apiKey !== DEFAULT_API_KEYS.supervisor);
   if (others.length > 0) io.out('Other API keys:');
   for (const user of others)
-    io.out(`  ${user.apiKey}  (${user.email}, ${user.liveChatRole ?? user.role}, client ${user.clientRef})`);
+    io.out(
+      `  ${key(user.apiKey)}  (${user.email}, ${user.liveChatRole ?? user.role}, client ${user.clientRef})`,
+    );
   for (const number of description.numbers) {
     io.out(
       `Number ${number.msisdn}  ${number.kind}  client ${number.clientRef}  messagingNumberId ${number.messagingNumberId}`,
@@ -249,7 +328,7 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     `Deliveries: up to ${options.deliveryConcurrency ?? CLI_CONCURRENCY} at once (one conversation in order)` +
       (options.saveState === undefined ? '' : `; state saved to ${options.saveState} on exit`),
   );
-  if (options.forwardTo === undefined) {
+  if (!forwarding) {
     io.out(
       'No webhook configured yet. Configure one in the inspector, with --forward-to <receiver-url>, or:',
     );
@@ -258,16 +337,24 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
         `-H 'content-type: application/json' -d '{"incomingMessageURL":"http://127.0.0.1:3000/webhooks/incoming"}'`,
     );
   } else {
-    const urls = forwardingUrls(options.forwardTo, options.token);
+    const urls = forwardingUrls(options);
     let clients: string[];
     try {
-      clients = await forwardWebhooks(emulator, url, urls);
+      clients = await forwardWebhooks(emulator, url, { ...urls, ...chatbot });
     } catch (error) {
       await emulator.close();
       throw error;
     }
     io.out(`Webhooks of client${clients.length === 1 ? '' : 's'} ${clients.join(', ')} forwarded to:`);
-    for (const type of WEBHOOK_TYPES) io.out(`  ${type.padEnd(8)} ${urls[WEBHOOK_URL_FIELDS[type]]}`);
+    for (const type of WEBHOOK_TYPES) {
+      const target = urls[WEBHOOK_URL_FIELDS[type]];
+      io.out(`  ${type.padEnd(8)} ${target === undefined ? '(not configured)' : shownUrl(target)}`);
+    }
+    io.out(
+      `  chatbot payload ${chatbot.chatbotPayloadVersion ?? 'v1'}, outgoing events ${chatbot.chatbotIncludeOutgoing === true ? 'on' : 'off'}, ` +
+        `stop on agent assignment ${chatbot.chatbotStopOnAgentAssignment === true ? 'on' : 'off'}`,
+    );
+    if (options.token !== undefined && !reveal) io.out('  (the token is masked: --show-secrets prints it)');
   }
   const headers = Object.keys(options.header ?? {});
   if (headers.length > 0)

@@ -1,6 +1,10 @@
 /**
- * CLI output. The library never writes to the console; the CLI is the one place that does, and
- * it goes through these two functions so commands can be run with other writers in tests.
+ * CLI output: the one way out to the terminal. The library never writes to the console; the CLI
+ * does, and only here: every line a command prints (stdout and stderr, commander's own messages,
+ * `error:` lines, the emulator's `--verbose` log) goes through {@link printable} before it leaves,
+ * so no text a sender, a receiver, a state file or a Redis record wrote can act on the terminal.
+ * The lint forbids `process.stdout.write`, `process.stderr.write` and `console.*` elsewhere in
+ * src/cli.
  */
 
 /** Writes lines somewhere (stdout by default). */
@@ -16,13 +20,19 @@ export interface CliIo {
   readonly status: (text: string) => void;
 }
 
-/** The process's stdout and stderr. */
+/** Erases the terminal line before a status line is drawn over it (the CLI's own sequence). */
+const REDRAW = '\r\u001b[2K';
+
+/**
+ * The process's stdout and stderr, every line escaped ({@link printable}); a status line is
+ * escaped too, then drawn over the current line with the CLI's own erase sequence.
+ */
 export function processIo(): CliIo {
   return {
-    out: (line) => void process.stdout.write(`${line}\n`),
-    err: (line) => void process.stderr.write(`${line}\n`),
+    out: (line) => void process.stdout.write(`${printable(line)}\n`),
+    err: (line) => void process.stderr.write(`${printable(line)}\n`),
     isTty: process.stdout.isTTY === true,
-    status: (text) => void process.stdout.write(`\r\u001b[2K${text}`),
+    status: (text) => void process.stdout.write(`${REDRAW}${printable(text)}`),
   };
 }
 
@@ -70,12 +80,16 @@ export function printable(text: string, options: { readonly oneLine?: boolean } 
   return text.replace(options.oneLine === true ? UNPRINTABLE_ONE_LINE : UNPRINTABLE, escaped);
 }
 
-/** The same writers, with every line passed through {@link printable} (status lines excepted: the CLI's own). */
+/**
+ * The same writers, with every line and status line passed through {@link printable}: what
+ * `main` hands to every command, whatever writers it was given (the process's, or a test's).
+ * Escaping is idempotent: an escaped line has no control character left to escape.
+ */
 export function printableIo(io: CliIo): CliIo {
   return {
     out: (line) => io.out(printable(line)),
     err: (line) => io.err(printable(line)),
     isTty: io.isTty,
-    status: io.status,
+    status: (text) => io.status(printable(text)),
   };
 }

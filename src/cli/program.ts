@@ -1,5 +1,5 @@
 /** The `messaging-webhooks` program: its commands, options and help. */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ChatbotPayloadVersion } from '../schemas/index.js';
 import {
@@ -10,11 +10,15 @@ import {
   parseBaseUrl,
   parseHeader,
   parseToken,
+  parseUrl,
 } from './defaults.js';
+import { REDIS_NAME_ENV } from '../redis/names.js';
 import { parseQueueName, parseRedisUrl, parseWhole, type DlqCommandOptions } from './dlq.js';
 import type { EmulatorCommandOptions } from './emulator.js';
+import type { LogsCommandOptions, ResendCommandOptions } from './logs.js';
+import type { ListenCommandOptions, RelayCommandOptions } from './relay.js';
 import type { OpenApiCommandOptions } from './openapi.js';
-import { CliError, messageOf, processIo, type CliIo } from './output.js';
+import { CliError, messageOf, printableIo, processIo, type CliIo } from './output.js';
 import type { ReplayCommandOptions } from './replay.js';
 import {
   kindFields,
@@ -48,6 +52,19 @@ function guarded<A extends unknown[]>(
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
     }
   };
+}
+
+/** Resolves with the signal at the first Ctrl+C (SIGINT) or SIGTERM. */
+function untilStopped(_io: CliIo): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 /** The payload versions (spelled out: importing the schemas would load zod for `--help`). */
@@ -128,10 +145,39 @@ function createProgram(io: CliIo = processIo()): Command {
         "a header sent with every delivery, 'Name: value' (repeatable), e.g. 'x-webhook-token: s3cret'",
       ).argParser(parseHeader),
     )
+    .addOption(
+      new Option(
+        '--forward-incoming-to <url>',
+        'incoming messages to this URL instead (or without --forward-to)',
+      ).argParser(parseUrl),
+    )
+    .addOption(new Option('--forward-status-to <url>', 'status updates to this URL').argParser(parseUrl))
+    .addOption(
+      new Option('--forward-session-to <url>', 'session status changes to this URL').argParser(parseUrl),
+    )
+    .addOption(new Option('--forward-event-to <url>', 'partner events to this URL').argParser(parseUrl))
+    .addOption(new Option('--forward-chatbot-to <url>', 'chatbot events to this URL').argParser(parseUrl))
+    .addOption(
+      new Option(
+        '--chatbot-payload-version <version>',
+        'chatbotPayloadVersion of the configuration --forward-to creates (the platform default is v1)',
+      ).choices(CHATBOT_PAYLOAD_VERSIONS),
+    )
+    .option(
+      '--chatbot-include-outgoing',
+      "chatbotIncludeOutgoing: also send the bot's and agents' own messages (OUTGOING chatbot events)",
+    )
+    .option(
+      '--chatbot-stop-on-agent-assignment',
+      'chatbotStopOnAgentAssignment: no chatbot events once an agent is assigned',
+    )
+    .option('--show-secrets', "print the receiver's token and the API keys in full (masked by default)")
     .addHelpText(
       'after',
       '\nRuns until Ctrl+C (SIGINT) or SIGTERM. The seeded supervisor key is emu-supervisor-key.\n' +
         'Examples:\n  messaging-webhooks emulator --forward-to http://localhost:3000/webhooks --token s3cret\n' +
+        '  messaging-webhooks emulator --forward-to http://localhost:3000/webhooks --chatbot-payload-version v2 --chatbot-include-outgoing\n' +
+        '  messaging-webhooks emulator --forward-chatbot-to http://localhost:3001/bot\n' +
         '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
@@ -139,16 +185,8 @@ function createProgram(io: CliIo = processIo()): Command {
         // Commands load their modules when run, so `--help` does not load the emulator or Express.
         const { startEmulatorCommand, stopEmulatorCommand } = await import('./emulator.js');
         const emulator = await startEmulatorCommand(options, io);
-        await new Promise<void>((resolve) => {
-          const stop = (signal: NodeJS.Signals): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            io.out(`${signal}: stopping the emulator`);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
+        const signal = await untilStopped(io);
+        io.out(`${signal}: stopping the emulator`);
         await stopEmulatorCommand(emulator, options, io);
         io.out('Emulator stopped.');
       }),
@@ -217,6 +255,10 @@ function createProgram(io: CliIo = processIo()): Command {
       '--capture <file>',
       "also capture the receiver's requests to a JSONL file (for replay and validate)",
     )
+    .option(
+      '--keep-open',
+      'keep the emulator, its inspector and the receiver running after the scenario, until Ctrl+C',
+    )
     .addHelpText(
       'after',
       '\nShows customer messages of several content types, v2 chatbot events, an agent assignment that\n' +
@@ -224,9 +266,13 @@ function createProgram(io: CliIo = processIo()): Command {
         'marketing opt-out, as a timeline of the receiver callbacks. Exits 0 when every check passes.',
     )
     .action(
-      guarded(io, async (options: { capture?: string }) => {
+      guarded(io, async (options: { capture?: string; keepOpen?: boolean }) => {
         const { runDemo } = await import('./demo.js');
-        const result = await runDemo({ write: io.out, capture: options.capture });
+        const result = await runDemo({
+          write: io.out,
+          capture: options.capture,
+          ...(options.keepOpen === true ? { keepOpen: () => untilStopped(io).then(() => undefined) } : {}),
+        });
         if (!result.ok) throw new CliError('the demo did not see what it expected (see the ✗ lines above)');
       }),
     );
@@ -249,6 +295,8 @@ function createProgram(io: CliIo = processIo()): Command {
 
   addDlqCommands(program, io);
   addTriggerCommands(program, io);
+  addLogCommands(program, io);
+  addRelayCommands(program, io);
 
   return program;
 }
@@ -257,21 +305,28 @@ function createProgram(io: CliIo = processIo()): Command {
 function withTopology(command: Command): Command {
   return command
     .addOption(
-      new Option('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379')
-        .argParser(parseRedisUrl)
-        .makeOptionMandatory(),
+      new Option(
+        '--redis <url>',
+        `Redis URL, e.g. redis://127.0.0.1:6379 (default: $${REDIS_NAME_ENV.url})`,
+      ).argParser(parseRedisUrl),
     )
     .addOption(
-      new Option('--queue-name <name>', "the dispatcher's and worker's queueName")
-        .argParser(parseQueueName)
-        .default('webhooks'),
+      new Option(
+        '--queue-name <name>',
+        `the dispatcher's and worker's queueName (default: $${REDIS_NAME_ENV.queueName}, else webhooks)`,
+      ).argParser(parseQueueName),
     )
     .addOption(
-      new Option('--partitions <n>', "the dispatcher's and worker's partitions")
-        .argParser(parseWhole(1, 1024))
-        .default(16),
+      new Option(
+        '--partitions <n>',
+        `the dispatcher's and worker's partitions (default: $${REDIS_NAME_ENV.partitions}, else 16)`,
+      ).argParser(parseWhole(1, 1024)),
     )
-    .option('--prefix <prefix>', 'BullMQ key prefix (default: bull)')
+    .option('--prefix <prefix>', `BullMQ key prefix (default: $${REDIS_NAME_ENV.prefix}, else bull)`)
+    .option(
+      '--config <file>',
+      `a JSON file { "redis": { "url", "queueName", "prefix", "partitions", "hashTags" } } (default: $${REDIS_NAME_ENV.config})`,
+    )
     .option('--cluster', '--redis is a node of a Redis Cluster (queue names get hash tags)')
     .option('--hash-tags', "queue names with hash tags without --cluster, as the dispatcher's hashTags: true")
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'));
@@ -286,6 +341,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
       'after',
       '\nExamples:\n' +
         '  messaging-webhooks dlq list --redis redis://127.0.0.1:6379\n' +
+        `  ${REDIS_NAME_ENV.url}=redis://127.0.0.1:6379 ${REDIS_NAME_ENV.queueName}=orders messaging-webhooks dlq list\n` +
         '  messaging-webhooks dlq redrive --all --dry-run --redis redis://127.0.0.1:6379\n' +
         '  messaging-webhooks dlq purge --all --yes --redis redis://127.0.0.1:6379',
     );
@@ -359,6 +415,11 @@ function addTriggerCommands(program: Command, io: CliIo): void {
           .default(DEFAULT_EMULATOR_URL),
       )
       .option('--no-wait', "return once the event is emitted, without waiting for the receiver's answers")
+      .option(
+        '--payload <file>',
+        "the event's fields as a JSON object, as its /_emulator control route takes them (- reads standard input); flags win over the file",
+      )
+      .option('--show-secrets', 'print the delivery URLs with their tokens (masked by default)')
       .addHelpText('after', `\nExample:\n${kind.help}`);
     for (const field of kindFields(name)) {
       const shown = field.default === undefined ? '' : ` (default ${String(field.default)})`;
@@ -378,8 +439,188 @@ function addTriggerCommands(program: Command, io: CliIo): void {
   }
 }
 
+/** The webhook types and delivery states (spelled out: importing them would load zod for `--help`). */
+const WEBHOOK_TYPE_NAMES = ['incoming', 'status', 'session', 'event', 'chatbot'] as const;
+const DELIVERY_STATE_NAMES = ['queued', 'held', 'delivering', 'delivered', 'failed'] as const;
+
+/** `logs` and `resend`: the emulator's delivery log from a terminal. */
+function addLogCommands(program: Command, io: CliIo): void {
+  const emulatorOption = (): Option =>
+    new Option('--emulator <url>', 'the running emulator')
+      .argParser(parseBaseUrl)
+      .default(DEFAULT_EMULATOR_URL);
+  program
+    .command('logs')
+    .description("print the emulator's delivery log; --follow keeps printing deliveries as they finish")
+    .addOption(emulatorOption())
+    .option('-f, --follow', 'keep printing each delivery once it has its answer, until Ctrl+C')
+    .addOption(new Option('--type <type>', 'only this webhook type').choices(WEBHOOK_TYPE_NAMES))
+    .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATE_NAMES))
+    .option('--number <msisdn>', 'only events of this number of yours')
+    .addOption(
+      new Option('--status <code>', 'only deliveries the receiver answered with this HTTP status').argParser(
+        parseWhole(100, 599),
+      ),
+    )
+    .addOption(
+      new Option('--limit <n>', 'past deliveries printed first').argParser(parseWhole(0, 500)).default(20),
+    )
+    .option(
+      '--json',
+      'one JSON object per delivery and line (the log entry, as /_emulator/deliveries has it)',
+    )
+    .option('--show-secrets', 'URLs with their tokens (masked by default)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  messaging-webhooks logs --follow\n  messaging-webhooks logs --follow --type chatbot --json | jq .payload.messageText\n' +
+        '  messaging-webhooks logs --state failed --limit 100',
+    )
+    .action(
+      guarded(io, async (options: LogsCommandOptions) => {
+        const { logsCommand } = await import('./logs.js');
+        const abort = new AbortController();
+        if (options.follow === true) void untilStopped(io).then(() => abort.abort());
+        await logsCommand(options, io, abort.signal);
+      }),
+    );
+  program
+    .command('resend')
+    .description('send a logged delivery again to its URL (a new log entry), and print the answer')
+    .argument(
+      '<delivery>',
+      'the delivery: its sequence number (12 or #12, as logs and the inspector show it) or id',
+    )
+    .addOption(emulatorOption())
+    .option('--no-wait', "return once the delivery is queued, without waiting for the receiver's answer")
+    .option('--show-secrets', 'the URL with its token (masked by default)')
+    .addHelpText(
+      'after',
+      '\nExits 1 when the resent delivery failed.\nExample:\n  messaging-webhooks resend 12',
+    )
+    .action(
+      guarded(io, async (delivery: string, options: ResendCommandOptions) => {
+        const { resendCommand } = await import('./logs.js');
+        if (!(await resendCommand(delivery, options, io))) process.exitCode = 1;
+      }),
+    );
+}
+
+/** The relay's secret: long enough for a public endpoint. */
+function parseSecret(value: string): string {
+  if (value.length < 16 || /\s/.test(value)) {
+    throw new InvalidArgumentError(
+      'expected at least 16 characters without spaces (e.g. openssl rand -hex 24)',
+    );
+  }
+  return value;
+}
+
+/** `relay` and `listen`: real platform traffic to a laptop. */
+function addRelayCommands(program: Command, io: CliIo): void {
+  program
+    .command('relay')
+    .description(
+      "receive the platform's webhooks where it reaches them, and stream them to `listen` on your machine",
+    )
+    .addOption(
+      new Option('-p, --port <port>', 'port to listen on').argParser(parseWhole(0, 65_535)).default(8080),
+    )
+    .option('--host <host>', 'interface to listen on', '0.0.0.0')
+    .addOption(
+      new Option('--secret <secret>', 'the secret `listen` authenticates with (default: $RELAY_SECRET)')
+        .env('RELAY_SECRET')
+        .argParser(parseSecret)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        "the token the platform's URLs carry (?token=...) (default: $WEBHOOK_TOKEN)",
+      )
+        .env('WEBHOOK_TOKEN')
+        .argParser(parseToken),
+    )
+    .option('--base-path <path>', 'path prefix of the webhook endpoints, e.g. /webhooks')
+    .addOption(
+      new Option(
+        '--max-buffered <n>',
+        'events kept while no listener acknowledged them (oldest dropped past it)',
+      )
+        .argParser(parseWhole(1, 1_000_000))
+        .default(10_000),
+    )
+    .addHelpText(
+      'after',
+      "\nValidates, deduplicates and answers the platform at once (the package's receiver), then streams each event\n" +
+        'to the listener over Server-Sent Events. Runs until Ctrl+C. Example:\n' +
+        '  RELAY_SECRET=$(openssl rand -hex 24) WEBHOOK_TOKEN=s3cret messaging-webhooks relay --port 8080',
+    )
+    .action(
+      guarded(io, async (options: RelayCommandOptions) => {
+        const { relayCommand } = await import('./relay.js');
+        const stop = await relayCommand(options, io);
+        const signal = await untilStopped(io);
+        io.out(`${signal}: stopping the relay`);
+        await stop();
+      }),
+    );
+  program
+    .command('listen')
+    .description('connect to a relay and forward each webhook to your local app, printing its answers')
+    .addOption(
+      new Option('--relay <url>', "the relay's public URL").argParser(parseBaseUrl).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--secret <secret>', "the relay's secret (default: $RELAY_SECRET)")
+        .env('RELAY_SECRET')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--forward-to <base-url>',
+        "your app's webhook base URL: each event goes to <base-url>/<its type's path>",
+      )
+        .argParser(parseBaseUrl)
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--token <token>', "your app's token, sent in the x-webhook-token header").argParser(
+        parseToken,
+      ),
+    )
+    .option(
+      '--capture <file>',
+      'also append every event to this JSONL capture file (replay it with `replay`)',
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        "conversations forwarded at once; one conversation's events always in order",
+      )
+        .argParser(parseWhole(1, 1024))
+        .default(CLI_CONCURRENCY),
+    )
+    .option('--json', 'one JSON object per answer and line')
+    .addHelpText(
+      'after',
+      '\nEvents your app has not answered stay on the relay and come again when the listener reconnects.\nExample:\n' +
+        '  messaging-webhooks listen --relay https://relay.example.com --secret $RELAY_SECRET --forward-to http://localhost:3000/webhooks --capture .captures/relay.jsonl',
+    )
+    .action(
+      guarded(io, async (options: ListenCommandOptions) => {
+        const { listenCommand } = await import('./relay.js');
+        await listenCommand(options, io, untilStopped(io));
+      }),
+    );
+}
+
 /** Parses argv and runs the command; resolves with the exit code. */
-export async function main(argv: readonly string[] = process.argv, io: CliIo = processIo()): Promise<number> {
+export async function main(
+  argv: readonly string[] = process.argv,
+  terminal: CliIo = processIo(),
+): Promise<number> {
+  // Every line any command prints leaves through the one escaping writer, whatever `terminal` is.
+  const io = printableIo(terminal);
   const program = createProgram(io);
   try {
     await program.parseAsync([...argv]);

@@ -7,6 +7,8 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { answeredDuplicate } from '../emulator/emit/answered-duplicate.js';
+import { readFile } from 'node:fs/promises';
+import { maskUrl } from '../util/secrets.js';
 import { CliError, messageOf, type CliIo } from './output.js';
 
 /** How an option's text becomes a JSON value of the trigger's body. */
@@ -229,11 +231,19 @@ export function parseFieldValue(type: FieldType, text: string): unknown {
 export type TriggerOptions = Readonly<Record<string, unknown>> & {
   readonly emulator: string;
   readonly wait: boolean;
+  /** `--payload <file>`: the kind's fields as JSON (`-`: standard input). */
+  readonly payload?: string | undefined;
+  /** `--show-secrets`: delivery URLs with their tokens. */
+  readonly showSecrets?: boolean | undefined;
 };
 
-/** The body of one step: the given options, and the defaults of fields not given. */
-function bodyOf(fields: readonly TriggerField[], options: TriggerOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
+/** The body of one step: `extra` (a payload file's unknown fields), the given options, and the defaults of fields not given. */
+function bodyOf(
+  fields: readonly TriggerField[],
+  options: TriggerOptions,
+  extra: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...extra };
   for (const field of fields) {
     const key = field.flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
     const value = options[key] ?? field.default;
@@ -247,7 +257,7 @@ function bodyOf(fields: readonly TriggerField[], options: TriggerOptions): Recor
 }
 
 /** A delivery as the emulator's log has it (the fields printed). */
-interface Delivery {
+export interface Delivery {
   readonly id: string;
   readonly sequence: number;
   readonly type: string;
@@ -264,7 +274,8 @@ interface Delivery {
 /** An error answer of the emulator, printed as one line: status, code, message. */
 class EmulatorRefusal extends CliError {}
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
+/** Calls the emulator's control surface: its JSON answer, or a CliError naming the refusal or the missing emulator. */
+export async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(`${base}${path}`, {
@@ -325,11 +336,90 @@ interface Emitted {
 const noConfig = (number: unknown, type: string, base: string): string =>
   `not delivered: no ${type} URL applies to ${String(number)} (configure one in the inspector ${base}/#configs or start the emulator with --forward-to <receiver-url>)`;
 
+/** The value at a dotted path of a JSON object (`template.name`), or undefined. */
+function valueAt(json: Readonly<Record<string, unknown>>, path: string): unknown {
+  let value: unknown = json;
+  for (const part of path.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/**
+ * Reads `--payload <file>` (`-`: standard input): a JSON object of the kind's body fields, as
+ * its control route takes them. Options given on the command line win over the file's values;
+ * fields the kind does not know go to its main control route as they are, so the emulator's
+ * validation names them.
+ */
+async function withPayload(
+  kind: TriggerKindName,
+  options: TriggerOptions,
+  file: string,
+  stdin: () => Promise<string>,
+): Promise<{ options: TriggerOptions; extra: Record<string, unknown> }> {
+  let text: string;
+  const where = file === '-' ? 'standard input' : file;
+  try {
+    text = file === '-' ? await stdin() : await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new CliError(
+      `--payload: cannot read ${where}: ${code === 'ENOENT' ? 'no such file' : messageOf(error)}`,
+      1,
+      {
+        cause: error,
+      },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliError(`--payload: ${where} is not JSON: ${messageOf(error)}`, 1, { cause: error });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new CliError(`--payload: ${where}: expected a JSON object of the ${kind} fields`);
+  }
+  const record = json as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...options };
+  const consumed = new Set<string>();
+  for (const field of kindFields(kind)) {
+    const key = field.flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const value = valueAt(record, field.field);
+    consumed.add(field.field.split('.')[0] ?? field.field);
+    if (value !== undefined && merged[key] === undefined) merged[key] = value;
+  }
+  const extra = Object.fromEntries(Object.entries(record).filter(([name]) => !consumed.has(name)));
+  return { options: merged as TriggerOptions, extra };
+}
+
+/** Reads all of standard input as text. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The control route of each kind that takes the fields a payload file adds. */
+const MAIN_STEP: Record<TriggerKindName, TriggerStep> = {
+  'customer-message': 'customer-message',
+  'status-change': 'status',
+  'chatbot-turn': 'bot-reply',
+  'session-change': 'sessions',
+  'partner-event': 'partner-events',
+};
+
 /** Runs the kind's control calls in order. */
-async function emit(kind: TriggerKindName, options: TriggerOptions): Promise<Emitted[]> {
+async function emit(
+  kind: TriggerKindName,
+  options: TriggerOptions,
+  extra: Readonly<Record<string, unknown>>,
+): Promise<Emitted[]> {
   const base = options.emulator;
   const fields = TRIGGER_KINDS[kind].fields as Partial<Record<TriggerStep, readonly TriggerField[]>>;
-  const body = (step: TriggerStep): Record<string, unknown> => bodyOf(fields[step] ?? [], options);
+  const body = (step: TriggerStep): Record<string, unknown> =>
+    bodyOf(fields[step] ?? [], options, step === MAIN_STEP[kind] ? extra : {});
   type WithDeliveries = { deliveries: Delivery[] };
   switch (kind) {
     case 'customer-message': {
@@ -453,8 +543,8 @@ async function emit(kind: TriggerKindName, options: TriggerOptions): Promise<Emi
   }
 }
 
-/** One line per delivery: what the receiver answered, or why there was no answer. */
-export function describeDelivery(d: Delivery): string {
+/** One line per delivery: what the receiver answered, or why there was no answer; its URL's token masked unless `reveal`. */
+export function describeDelivery(d: Delivery, reveal = false): string {
   const outcome =
     d.state === 'delivered' || d.state === 'failed'
       ? `${d.state} ${d.responseStatus === null ? `(${d.error ?? 'no response'})` : String(d.responseStatus)}` +
@@ -464,7 +554,7 @@ export function describeDelivery(d: Delivery): string {
   const duplicate = answeredDuplicate(d.responseStatus, d.responseBody)
     ? ' (the receiver answered: duplicate)'
     : '';
-  return `  #${d.sequence} ${d.type.padEnd(8)} → ${d.url}  ${outcome}${duplicate}`;
+  return `  #${d.sequence} ${d.type.padEnd(8)} → ${reveal ? d.url : maskUrl(d.url)}  ${outcome}${duplicate}`;
 }
 
 /**
@@ -473,17 +563,26 @@ export function describeDelivery(d: Delivery): string {
  */
 export async function triggerCommand(
   kind: TriggerKindName,
-  options: TriggerOptions,
+  given: TriggerOptions,
   io: CliIo,
+  stdin: () => Promise<string> = readStdin,
 ): Promise<boolean> {
-  const emitted = await emit(kind, options);
+  const { options, extra } =
+    typeof given.payload === 'string'
+      ? await withPayload(kind, given, given.payload, stdin)
+      : { options: given, extra: {} };
+  const emitted = await emit(kind, options, extra);
   let ok = true;
   if (options.wait) await call(options.emulator, 'POST', '/_emulator/idle', {});
   // a duplicate fault makes a log entry of its own (duplicateOf), after the trigger answered:
   // the newest page of the log has it
   const recent = options.wait
     ? (
-        (await call(options.emulator, 'GET', '/_emulator/deliveries?order=desc&limit=1000')) as {
+        (await call(
+          options.emulator,
+          'GET',
+          `/_emulator/deliveries?order=desc&limit=1000${options.showSecrets === true ? '&reveal=true' : ''}`,
+        )) as {
           items: Delivery[];
         }
       ).items
@@ -496,7 +595,7 @@ export async function triggerCommand(
       const copies = recent.filter((d) => d.duplicateOf === queued.id).reverse();
       for (const entry of [delivery, ...copies]) {
         if (entry.state === 'failed') ok = false;
-        io.out(describeDelivery(entry));
+        io.out(describeDelivery(entry, options.showSecrets === true));
       }
     }
   }

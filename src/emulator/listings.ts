@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, WEBHOOK_TYPES } from '../schemas/index.js';
 import type { DeliveryLogEntry } from './emit/delivery.js';
+import { maskUrl } from '../util/secrets.js';
 import { BadRequestError } from './errors.js';
 import { MAX_PAGE_SIZE } from './http/page.js';
 import {
@@ -88,6 +89,8 @@ export const deliveryListQuerySchema = z.object({
   state: optional(z.enum(DELIVERY_STATES)),
   /** The client number (msisdn) the event belongs to. */
   number: optional(z.string()),
+  /** true: URLs as configured; by default their tokens are masked (see `maskUrl`). */
+  reveal: optional(booleanQuery),
 });
 export type DeliveryListQuery = z.output<typeof deliveryListQuerySchema>;
 
@@ -205,7 +208,15 @@ function firstAtOrAfter(log: readonly DeliveryLogEntry[], sequence: number): num
   return low;
 }
 
-/** A page of the delivery log (oldest first, or newest first with `order: 'desc'`). */
+/** A log entry as listed: its URL's secrets masked unless `reveal` (a copy; the log keeps the URL). */
+function shownDelivery(entry: DeliveryLogEntry, reveal: boolean | undefined): DeliveryLogEntry {
+  return reveal === true ? entry : { ...entry, url: maskUrl(entry.url) };
+}
+
+/**
+ * A page of the delivery log (oldest first, or newest first with `order: 'desc'`); URLs masked
+ * unless `reveal`.
+ */
 export function deliveryPage(
   log: readonly DeliveryLogEntry[],
   query: DeliveryListQuery,
@@ -234,7 +245,7 @@ export function deliveryPage(
       nextCursor = String((items[items.length - 1] as DeliveryLogEntry).sequence);
       break;
     }
-    items.push(entry);
+    items.push(shownDelivery(entry, query.reveal));
   }
   // the log is bounded (deliveryLogLimit): counting its matches is bounded too
   const total = match === undefined ? log.length : log.reduce((n, entry) => (match(entry) ? n + 1 : n), 0);

@@ -40,5 +40,6 @@ export {
   type QueueTopology,
 } from './queues.js';
 export * from './worker.js';
+export { REDIS_NAME_ENV, sharedRedisNames, type RedisNameSource, type SharedRedisNames } from './names.js';
 export { type ComponentHealth } from './health.js';
 export * from './dlq.js';

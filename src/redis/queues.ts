@@ -1,14 +1,9 @@
 import { Queue } from 'bullmq';
 import type { WebhookJob } from '../dispatch/types.js';
 import { isClusterConnection, type RedisClient, type ResolvedConnection } from './connection.js';
+import { DEFAULT_PARTITIONS, DEFAULT_QUEUE_NAME, withSharedNames } from './names.js';
 
-/**
- * Default BullMQ queue name; partitions are `<name>-0` ... `<name>-<n-1>`, dead letters
- * `<name>-dead`, each wrapped in braces (`{<name>-0}`) with hash tags (a Redis Cluster).
- */
-export const DEFAULT_QUEUE_NAME = 'webhooks';
-/** Default number of partition queues: conversations run in parallel up to this many at a time. */
-export const DEFAULT_PARTITIONS = 16;
+export { DEFAULT_PARTITIONS, DEFAULT_QUEUE_NAME } from './names.js';
 /** Completed jobs are kept this long so a late re-add of the same jobId is still ignored. */
 export const DEFAULT_KEEP_COMPLETED_MS = 60 * 60 * 1000;
 
@@ -71,10 +66,12 @@ function hashTagOf(key: string): string | undefined {
 }
 
 /**
- * Validates a topology at construction; throws a TypeError saying what was expected. Hash tags
- * default to on for a Redis Cluster and are required there.
+ * Validates a topology at construction; throws a TypeError saying what was expected. What the
+ * options leave unset comes from the shared names (`MESSAGING_WEBHOOKS_*`, see names.ts), then
+ * the defaults. Hash tags default to on for a Redis Cluster and are required there.
  */
-export function resolveTopology(options: QueueTopology, connection?: ResolvedConnection): ResolvedTopology {
+export function resolveTopology(given: QueueTopology, connection?: ResolvedConnection): ResolvedTopology {
+  const options = withSharedNames(given);
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   if (typeof queueName !== 'string' || queueName === '' || queueName.includes(':')) {
     throw new TypeError(

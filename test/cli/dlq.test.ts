@@ -116,7 +116,10 @@ describeRedis('messaging-webhooks dlq (child process)', () => {
   });
 
   it.each([
-    [['dlq', 'list'], /required option '--redis <url>' not specified/],
+    [
+      ['dlq', 'list'],
+      /^error: give --redis <url> \(or set MESSAGING_WEBHOOKS_REDIS_URL, or redis.url in the --config file\)$/m,
+    ],
     [
       ['dlq', 'list', '--redis', 'http://127.0.0.1:6379'],
       /'--redis <url>' argument .* expected a redis:\/\/ or rediss:\/\/ URL/,

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startEmulatorCommand } from '../../src/cli/emulator.js';
+import { printableIo } from '../../src/cli/output.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { SEED } from '../emulator/harness.js';
 
@@ -21,7 +22,8 @@ describe('emulator --verbose', () => {
       isTty: false,
       status: () => undefined,
     };
-    emulator = await startEmulatorCommand({ port: '0', verbose: true, retryAttempts: '1' }, io);
+    // the writer main() hands every command
+    emulator = await startEmulatorCommand({ port: '0', verbose: true, retryAttempts: '1' }, printableIo(io));
     // Whoever can configure a webhook (any page or client of the emulator's API) chooses this text.
     const url = 'http://127.0.0.1:1/in?x=\u001b]0;owned\u0007\u001b[2J\u009b31m';
     const configured = await request(emulator.listener)

@@ -42,7 +42,7 @@ describe('printable: text a sender or receiver wrote, made safe for a terminal',
     );
   });
 
-  it('printableIo passes every line through it, not the status line', () => {
+  it('printableIo passes every line and status line through it', () => {
     const lines: string[] = [];
     const io: CliIo = {
       out: (l) => lines.push(`out ${l}`),
@@ -54,6 +54,6 @@ describe('printable: text a sender or receiver wrote, made safe for a terminal',
     safe.out('\u001b[2J');
     safe.err('\u009b');
     safe.status('\r[##]');
-    expect(lines).toEqual(['out \\u001b[2J', 'err \\u009b', 'status \r[##]']);
+    expect(lines).toEqual(['out \\u001b[2J', 'err \\u009b', 'status \\u000d[##]']);
   });
 });

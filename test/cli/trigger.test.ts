@@ -90,9 +90,9 @@ describe('messaging-webhooks trigger', () => {
       /^customer message from \+27835550000 to \+27820000001: chat \S+, gstId \S+$/m,
     );
     expect(run.stdout).toMatch(
-      /#\d+ incoming +→ http:\/\/127\.0\.0\.1:\d+\/webhooks\/incoming\?token=s3cret {2}delivered 200 \d+ ms/,
+      /#\d+ incoming +→ http:\/\/127\.0\.0\.1:\d+\/webhooks\/incoming\?token=\*\*\*\* {2}delivered 200 \d+ ms/,
     );
-    expect(run.stdout).toMatch(/#\d+ chatbot +→ .*\/webhooks\/chatbot\?token=s3cret {2}delivered 200/);
+    expect(run.stdout).toMatch(/#\d+ chatbot +→ .*\/webhooks\/chatbot\?token=\*\*\*\* {2}delivered 200/);
   });
 
   it("prints the emulator's 400 for an invalid override and exits 1", async () => {

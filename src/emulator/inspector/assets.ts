@@ -17,7 +17,8 @@ export const SCRIPT = String.raw`'use strict';
     var active = document.activeElement;
     var keep = active && active.dataset && (active.dataset.open ? '[data-open="' + active.dataset.open + '"]'
       : active.dataset.resend ? '[data-resend="' + active.dataset.resend + '"]' : active.dataset.page ? '[data-page="' + active.dataset.page + '"]'
-      : active.dataset.param ? '[data-param="' + active.dataset.param + '"]' : null);
+      : active.dataset.param ? '[data-param="' + active.dataset.param + '"]'
+      : active.dataset.conversation ? '[data-conversation="' + active.dataset.conversation + '"]' : null);
     var doc = new DOMParser().parseFromString('<body>' + html + '</body>', 'text/html');
     Array.prototype.slice.call(doc.body.children).forEach(function (el) {
       var old = el.id && byId(el.id);
@@ -111,9 +112,15 @@ export const SCRIPT = String.raw`'use strict';
     byId('config-new').hidden = true;
     form.elements.messagingNumberId.disabled = false;
   }
+  /** Edit: the configuration as stored (tokens included) is fetched on this explicit request. */
   function editConfig(button) {
+    fetch('/_emulator/inspector/configs/' + encodeURIComponent(button.dataset.editConfig)).then(function (r) {
+      if (!r.ok) throw new Error(r.status + ' ' + r.statusText);
+      return r.json();
+    }).then(function (config) { fillConfig(button, config); }, function (error) { show(byId('config-result'), 'Not loaded', error.message); });
+  }
+  function fillConfig(button, config) {
     var form = byId('config-form');
-    var config = JSON.parse(button.dataset.config);
     var el = form.elements;
     form.dataset.id = config.id;
     el.key.value = button.dataset.key;
@@ -145,7 +152,9 @@ export const SCRIPT = String.raw`'use strict';
   }
 
   function openDelivery(id) {
-    fetch('/_emulator/inspector/deliveries/' + encodeURIComponent(id)).then(function (r) { return r.json(); }).then(function (e) {
+    var path = '/_emulator/inspector/deliveries/' + encodeURIComponent(id);
+    fetch(path + (query.get('reveal') === '1' ? '?reveal=1' : '')).then(function (r) { return r.json(); }).then(function (e) {
+      byId('detail-fixture').href = path + '/fixture';
       byId('h-detail').textContent = 'Delivery #' + e.sequence + ': ' + e.type + ' to ' + e.url;
       byId('detail-payload').textContent = JSON.stringify(e.payload, null, 2);
       byId('detail-response').textContent = 'Status: ' + (e.responseStatus === null ? 'none' : e.responseStatus) +
@@ -202,6 +211,20 @@ export const SCRIPT = String.raw`'use strict';
       if (el.dataset.value) moved.set(el.dataset.param, el.dataset.value);
       else moved.delete(el.dataset.param);
       setPage(moved, 'live-chat');
+    } else if (el.id === 'reveal') {
+      // a reload: the page is rendered again, masked or not, with the rest of the query kept
+      var toggled = new URLSearchParams(query);
+      if (toggled.get('reveal') === '1') toggled.delete('reveal'); else toggled.set('reveal', '1');
+      location.assign('/_emulator' + (String(toggled) ? '?' + toggled : '') + location.hash);
+    } else if (el.dataset.conversation) {
+      var chosen = new URLSearchParams(query);
+      chosen.set('conversation', el.dataset.conversation);
+      setPage(chosen, 'conversation');
+      refresh().then(function () { byId('conversation').scrollIntoView({ block: 'start' }); var h = byId('h-conversation-chat'); if (h) { h.tabIndex = -1; h.focus(); } });
+    } else if (el.id === 'conversation-close') {
+      var closed = new URLSearchParams(query);
+      closed.delete('conversation');
+      setPage(closed, 'conversation');
     } else if (el.dataset.editConfig) {
       editConfig(el);
     } else if (el.dataset.deleteConfig) {
@@ -250,9 +273,28 @@ export const STYLE = `
 body { margin: 0 auto; padding: 0 1rem 3rem; max-width: 110rem; }
 header nav a { margin-right: 1rem; }
 h2 { border-bottom: 2px solid #ccd; padding-bottom: .2rem; margin-top: 2rem; }
-table { border-collapse: collapse; margin: .5rem 0 1rem; display: block; overflow-x: auto; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: .3rem 0; }
-th, td { border: 1px solid #ccd; padding: .25rem .45rem; text-align: left; vertical-align: top; font-size: .9rem; }
+th, td { border: 1px solid #ccd; padding: .25rem .45rem; text-align: left; vertical-align: top; font-size: .9rem; overflow-wrap: break-word; }
+.url, .ids, .id, td.content { overflow-wrap: anywhere; }
+#log-table td:first-child, #log-table time { white-space: nowrap; }
+.block { display: block; }
+td.url, td .url, td.ids, td .id { font-family: ui-monospace, monospace; font-size: .8rem; }
+td[data-type] .url { font-size: .78rem; }
+td .field { color: #555; font-size: .75rem; font-family: system-ui, sans-serif; }
+td.actions, td:last-child button { white-space: nowrap; }
+td.content { min-width: 9rem; }
+.customer { color: #555; }
+#secrets { font-size: .9rem; color: #333; }
+.hint { font-size: .8rem; color: #555; }
+ol.conversation { list-style: none; padding: 0; max-width: 60rem; }
+.step { margin: .4rem 0; padding: .4rem .7rem; border-radius: .6rem; max-width: 70%; }
+.step p { margin: .1rem 0; }
+.step.customer { background: #eef; margin-right: auto; }
+.step.business { background: #e3f4e3; margin-left: auto; text-align: right; }
+.step.platform { background: none; border: 1px dashed #aab; text-align: center; max-width: none; margin: .6rem 15%; font-style: italic; }
+.step .meta { font-size: .75rem; color: #555; }
+.receipt { font-family: ui-monospace, monospace; font-size: .8rem; background: #fff; border: 1px solid #9c9; border-radius: .3rem; padding: 0 .3rem; }
 thead th { background: #eef; }
 td[data-type] .url, code { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; }
 .reason { display: block; color: #555; font-size: .8rem; }

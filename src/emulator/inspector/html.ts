@@ -8,14 +8,17 @@ import {
 } from '../../schemas/index.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { PARTNER_EVENT_EXAMPLES } from '../examples.js';
+import { maskUrl } from '../../util/secrets.js';
 import {
   deliveryNotes,
   FIRST_PAGE,
   logPage,
+  type ConversationView,
   type InspectorPage,
   type InspectorView,
   type LogQuery,
 } from './model.js';
+import { customerOf, deliveryContent } from './summary.js';
 
 /** Escapes text for HTML content and attribute values. */
 type Cell = string | number | boolean | null | undefined;
@@ -58,7 +61,12 @@ const STATE_KEYS = [
   'messagesBefore',
   'widgetsBefore',
   'agentsAfter',
+  'conversation',
+  'reveal',
 ] as const;
+
+/** A time of day (emulator clock), to the millisecond: the log's column. */
+const clockTime = (ms: number): string => new Date(ms).toISOString().slice(11, 23);
 
 /**
  * A table's pager: how many rows it has, which are shown, and links to its first and next page.
@@ -96,46 +104,38 @@ export function stateParts(
 ): Record<'clock' | 'scope' | 'configs' | 'chat' | 'lists', string> {
   const scope = view.numbers.map(
     (n) =>
-      `<tr><th scope="row">${esc(n.msisdn)}</th>${[
-        n.clientRef,
-        n.linkId,
-        n.messagingNumberId,
-        n.kind === 'lite' ? 'Lite' : 'Cloud',
-        n.session ?? '',
-        time(n.flaggedUntil),
-      ]
-        .map((c) => `<td>${esc(c)}</td>`)
-        .join('')}${WEBHOOK_TYPES.map((t) => {
-        const r = n.routes[t];
-        return `<td data-type="${t}"><span class="url">${esc(r.url ?? '(none)')}</span> <span class="reason">${esc(r.reason)}</span></td>`;
-      }).join('')}</tr>`,
+      `<tr><th scope="row">${esc(n.msisdn)}</th><td>${esc(n.clientRef)}</td><td class="ids"><span class="block">link ${esc(n.linkId)}</span><span class="block">number ${esc(n.messagingNumberId)}</span></td><td>${esc(n.kind === 'lite' ? 'Lite' : 'Cloud')}${
+        n.session === null ? '' : `<span class="block">session ${esc(n.session)}</span>`
+      }${n.flaggedUntil === null ? '' : `<span class="block">flagged until ${esc(time(n.flaggedUntil))}</span>`}</td>${WEBHOOK_TYPES.map(
+        (t) => {
+          const r = n.routes[t];
+          return `<td data-type="${t}"><span class="url">${esc(r.url ?? '(none)')}</span> <span class="reason">${esc(r.reason)}</span></td>`;
+        },
+      ).join('')}</tr>`,
   );
   const keyOf = (clientRef: string): string | undefined =>
     view.keys.find((k) => k.clientRef === clientRef)?.apiKey;
   const configs = view.configs.map((c) => {
     const key = keyOf(c.clientRef);
-    const { clientRef: _clientRef, ...fields } = c;
-    // the row's own values fill the form on Edit; the client's seed key authenticates the call
+    // the client's seed key authenticates the call; Edit fetches the configuration as stored
     const actions =
       key === undefined
         ? '(no seed key for this client)'
-        : `<button data-edit-config="${esc(c.id)}" data-key="${esc(key)}" data-config="${esc(JSON.stringify(fields))}" aria-label="Edit configuration ${esc(c.id)}">Edit</button> <button data-delete-config="${esc(c.id)}" data-key="${esc(key)}" aria-label="Delete configuration ${esc(c.id)}">Delete</button>`;
-    return row(
-      [
-        c.clientRef,
-        c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
-        c.id,
-        shown(c.incomingMessageURL),
-        shown(c.statusUpdateURL),
-        shown(c.sessionStatusURL),
-        shown(c.eventWebhookURL),
-        shown(c.chatbotWebhookURL),
-        c.chatbotIncludeOutgoing ? 'yes' : 'no',
-        c.chatbotStopOnAgentAssignment ? 'yes' : 'no',
-        c.chatbotPayloadVersion ?? 'v1 (default)',
-      ],
-      actions,
-    );
+        : `<button data-edit-config="${esc(c.id)}" data-key="${esc(key)}" aria-label="Edit configuration ${esc(c.id)}">Edit</button> <button data-delete-config="${esc(c.id)}" data-key="${esc(key)}" aria-label="Delete configuration ${esc(c.id)}">Delete</button>`;
+    const urls = WEBHOOK_CONFIG_URL_FIELDS.map(
+      (field) =>
+        `<span class="block"><span class="field">${esc(field)}</span> <span class="url">${esc(shown(c[field]))}</span></span>`,
+    ).join('');
+    const chatbot = [
+      `chatbotPayloadVersion ${c.chatbotPayloadVersion ?? 'v1 (default)'}`,
+      `chatbotIncludeOutgoing ${c.chatbotIncludeOutgoing ? 'yes' : 'no'}`,
+      `chatbotStopOnAgentAssignment ${c.chatbotStopOnAgentAssignment ? 'yes' : 'no'}`,
+    ]
+      .map((line) => `<span class="block">${esc(line)}</span>`)
+      .join('');
+    return `<tr><td><span class="block">${esc(c.clientRef)}</span><span class="block">${esc(
+      c.messagingNumberId === null ? 'client default' : `override ${c.messagingNumberMsisdn ?? ''}`,
+    )}</span><span class="block id">${esc(c.id)}</span></td><td>${urls}</td><td>${chatbot}</td><td class="actions">${actions}</td></tr>`;
   });
   const messages = view.messages.rows.map(
     (m) =>
@@ -156,16 +156,7 @@ export function stateParts(
     }${table(
       'scope-table',
       'Where an event of each type on each number goes, and why (scope rules)',
-      [
-        'Number',
-        'Client',
-        'Link id',
-        'Number id (messagingNumberId)',
-        'Kind',
-        'Session',
-        'Flagged until',
-        ...WEBHOOK_TYPES,
-      ],
+      ['Number', 'Client', 'Link id and number id (messagingNumberId)', 'Kind and session', ...WEBHOOK_TYPES],
       scope,
     )}</div>`,
     configs: `<div id="configs-view">${
@@ -178,36 +169,27 @@ export function stateParts(
     }${table(
       'configs-table',
       'Webhook configurations, in List order per client',
-      [
-        'Client',
-        'Scope',
-        'Id',
-        'incomingMessageURL',
-        'statusUpdateURL',
-        'sessionStatusURL',
-        'eventWebhookURL',
-        'chatbotWebhookURL',
-        'chatbotIncludeOutgoing',
-        'chatbotStopOnAgentAssignment',
-        'chatbotPayloadVersion',
-        'Change',
-      ],
+      ['Client, scope and id', 'URLs', 'Chatbot events', 'Change'],
       configs,
     )}</div>`,
     chat: `<div id="chat-view">${table(
       'chats-table',
       'Chats',
-      ['Chat participant id', 'Client', 'Number', 'Customer', 'Assigned agent', 'Status', 'Closed'],
+      [
+        'Chat participant id',
+        'Client',
+        'Number',
+        'Customer',
+        'Assigned agent',
+        'Status',
+        'Closed',
+        'Conversation',
+      ],
       view.chats.rows.map((c) =>
-        row([
-          c.id,
-          c.clientRef,
-          c.number,
-          c.customer,
-          c.agent ?? '(none)',
-          c.status,
-          c.closed ? 'yes' : 'no',
-        ]),
+        row(
+          [c.id, c.clientRef, c.number, c.customer, c.agent ?? '(none)', c.status, c.closed ? 'yes' : 'no'],
+          `<button data-conversation="${esc(c.id)}" aria-label="Show the conversation of chat ${esc(c.id)}">Show</button>`,
+        ),
       ),
     )}${pager('chats-pager', 'chats', view.chats, 'chatsBefore', query, 'newest first')}${table(
       'agents-table',
@@ -226,6 +208,41 @@ export function stateParts(
       .map((c) => `<option value="${esc(c.id)}">${esc(`${c.customer} on ${c.number}`)}</option>`)
       .join('')}</datalist></div>`,
   };
+}
+
+/**
+ * The conversation view of one chat (or, with none chosen, how to choose one): the customer's
+ * messages on the left, the business's on the right, handovers and closure across, each step with
+ * the deliveries it was built from (their sequence numbers open them).
+ */
+export function conversationPart(view: ConversationView | undefined, chosen: string | undefined): string {
+  if (view === undefined) {
+    return `<div id="conversation-view"><p class="empty">${
+      chosen === undefined
+        ? 'Choose a chat with its <strong>Show</strong> button in the chats table below to read it as a conversation.'
+        : `No chat ${esc(chosen)} in the emulator.`
+    }</p></div>`;
+  }
+  const { chat } = view;
+  const steps = view.items.map((item) => {
+    const refs = item.deliveries
+      .map(
+        (d) =>
+          `<button class="open" data-open="${esc(d.id)}" aria-label="Open delivery ${d.sequence}">#${d.sequence}</button> <span class="delivery-state state-${esc(d.state)}">${esc(d.type)} ${esc(d.state)}${d.status === null ? '' : ` ${d.status}`}</span>`,
+      )
+      .join(' ');
+    const receipts =
+      item.receipts.length === 0
+        ? ''
+        : `<span class="receipts" aria-label="status receipts">${item.receipts.map((r) => `<span class="receipt">${esc(r)}</span>`).join(' → ')}</span>`;
+    const when = Number.isNaN(item.time) ? '' : `<time>${esc(clockTime(item.time))}</time> `;
+    return `<li class="step ${item.side} ${item.kind}"><p class="said">${esc(item.text)}</p>${receipts}<p class="meta">${when}${refs}</p></li>`;
+  });
+  return `<div id="conversation-view"><h3 id="h-conversation-chat">${esc(`${chat.customer} ↔ ${chat.number}`)}</h3><p class="chat-facts">Chat <code>${esc(chat.id)}</code>, ${esc(chat.status)}${chat.closed ? ', closed' : ''}; ${chat.agent === null ? 'no agent assigned' : `agent ${esc(chat.agent)}`}. <button id="conversation-close">Close</button></p>${
+    steps.length === 0
+      ? '<p class="empty">No delivery of this chat in the log yet (is a webhook configured?).</p>'
+      : `<ol class="conversation" aria-labelledby="h-conversation-chat">${steps.join('')}</ol>`
+  }</div>`;
 }
 
 function marks(
@@ -264,32 +281,33 @@ export function logPart(log: readonly DeliveryLogEntry[], query: LogQuery): stri
     }
     return `<a href="/_emulator?${esc(params.toString())}#log" data-page="${to}">${label}</a>`;
   };
+  const reveal = query.reveal === '1';
   const body = rows.map((e) => {
     const state = e.state === 'delivering' && e.attempts > 1 ? 'retrying' : e.state;
     const notes = deliveryNotes(e);
-    return `<tr class="${e.faults.length > 0 || e.duplicateOf !== null ? 'fault' : ''}"><td><button class="open" data-open="${e.id}" aria-label="Open delivery ${e.sequence}">#${e.sequence}</button></td>${[
-      time(e.emittedAt),
-      e.type,
-      e.messagingNumber,
-      e.url,
-      state,
-      e.attempts,
-      e.responseStatus ?? (e.error === null ? '' : 'none'),
+    const failure = e.state === 'delivered' ? null : notes.failure;
+    const why = failure === null ? '' : ` <span class="why">${esc(failure)}</span>`;
+    const customer = customerOf(e.type, e.payload);
+    const answer = [
+      e.responseStatus === null ? (e.error === null ? '' : 'no answer') : `HTTP ${e.responseStatus}`,
       e.latencyMs === null ? '' : `${e.latencyMs} ms`,
+      e.attempts > 1 ? `${e.attempts} attempts` : '',
     ]
-      .map((c, i) => {
-        if (i !== 4) return `<td>${esc(c)}</td>`;
-        const failure = e.state === 'delivered' ? null : notes.failure;
-        const why = failure === null ? '' : ` <span class="why">${esc(failure)}</span>`;
-        return `<td class="state-${esc(state)}">${esc(c)}${why}</td>`;
-      })
-      .join(
-        '',
-      )}<td>${marks(e, sequenceOf, notes)}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
+      .filter((part) => part !== '')
+      .join(', ');
+    return `<tr class="${e.faults.length > 0 || e.duplicateOf !== null ? 'fault' : ''}"><td><button class="open" data-open="${e.id}" aria-label="Open delivery ${e.sequence}">#${e.sequence}</button></td><td><time title="${esc(time(e.emittedAt))}">${esc(clockTime(e.emittedAt))}</time></td><td>${esc(e.type)}</td><td><span class="block">${esc(e.messagingNumber)}</span>${
+      customer === undefined ? '' : `<span class="block customer">${esc(customer)}</span>`
+    }</td><td class="content">${esc(deliveryContent(e.type, e.payload))}</td><td class="url">${esc(
+      reveal ? e.url : maskUrl(e.url),
+    )}</td><td class="state-${esc(state)}">${esc(state)}${why}</td><td>${esc(answer)}</td><td>${marks(
+      e,
+      sequenceOf,
+      notes,
+    )}</td><td><button data-resend="${e.id}" aria-label="Resend delivery ${e.sequence}">Resend</button></td></tr>`;
   });
   const first = total === 0 ? 0 : page * query.size + 1;
   return `<div id="log-view" data-page="${page}"><p>${total} deliveries${total === 0 ? '' : `; ${first}–${first + rows.length - 1} shown, newest first`} (page ${page + 1} of ${pages})</p>
-${table('log-table', 'Delivery log', ['#', 'Emitted (emulator clock)', 'Type', 'Number', 'URL', 'State', 'Attempts', 'Receiver status', 'Latency', 'Faults and marks', 'Resend'], body)}
+${table('log-table', 'Delivery log', ['#', 'Emitted (UTC)', 'Type', 'Number and customer', 'Content', 'URL', 'State', "Receiver's answer", 'Faults and marks', 'Resend'], body)}
 <nav aria-label="Log pages">${page > 0 ? link(0, 'Newest') + ' ' + link(page - 1, 'Newer') : ''} ${page < pages - 1 ? link(page + 1, 'Older') : ''}</nav></div>`;
 }
 
@@ -333,8 +351,12 @@ export function page(
   query: LogQuery,
   url: string,
   api: string,
+  conversation: ConversationView | undefined,
 ): string {
-  const parts = stateParts(view, query);
+  const parts = {
+    ...stateParts(view, query),
+    conversation: conversationPart(conversation, query.conversation),
+  };
   const numbers = view.numbers.map((n) => n.msisdn);
   const lite = view.numbers.filter((n) => n.kind === 'lite').map((n) => n.msisdn);
   const numberSelect = (name: string, values = numbers): string => select('Your number', name, values);
@@ -351,7 +373,12 @@ export function page(
 <title>Emulator inspector</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/_emulator/inspector/app.css">
 <script src="/_emulator/inspector/app.js" defer></script></head>
 <body><header><h1>Emulator inspector</h1><p>Emulator at <code>${esc(url)}</code>. JSON: <a href="/_emulator/inspector/view">view model</a>, <a href="/_emulator/deliveries">deliveries</a>, <a href="/_emulator/openapi.json">OpenAPI document</a>.</p>
-<nav aria-label="Sections"><a href="#numbers">Numbers and scope</a> <a href="#configs">Configurations</a> <a href="#log">Delivery log</a> <a href="#triggers">Triggers</a> <a href="#live-chat">Live chat and users</a> <a href="#keys">API keys</a></nav></header>
+<nav aria-label="Sections"><a href="#numbers">Numbers and scope</a> <a href="#configs">Configurations</a> <a href="#log">Delivery log</a> <a href="#conversation">Conversation</a> <a href="#triggers">Triggers</a> <a href="#live-chat">Live chat and users</a> <a href="#keys">API keys</a></nav>
+<p id="secrets">${
+    query.reveal === '1'
+      ? 'Tokens and keys in URLs are shown. <button id="reveal" aria-pressed="true">Mask secrets</button>'
+      : 'Tokens and keys in URLs are masked (****). <button id="reveal" aria-pressed="false">Reveal secrets</button>'
+  }</p></header>
 <main>
 <section id="numbers" aria-labelledby="h-numbers"><h2 id="h-numbers">Numbers and scope</h2>
 <p>For each number and webhook type: the URL an event would be POSTed to, and the scope rule that decides it.</p>
@@ -363,10 +390,11 @@ ${configForm(view, api)}</section>
 <form id="log-filter" method="get" action="/_emulator">${filterSelect('Type', 'type', WEBHOOK_TYPES)} ${filterSelect('State', 'state', ['queued', 'held', 'delivering', 'delivered', 'failed'])} ${filterSelect('Number', 'number', numbers)} <button>Filter</button></form>
 ${logPart(log, query)}
 <section id="detail" aria-labelledby="h-detail" hidden><h3 id="h-detail" tabindex="-1">Delivery</h3>
-<h4>Payload</h4><pre id="detail-payload"></pre><button data-copy="detail-payload">Copy payload</button>
+<h4>Payload</h4><pre id="detail-payload"></pre><button data-copy="detail-payload">Copy payload</button> <a id="detail-fixture" download>Export as fixture</a> <span class="hint">(one JSON line of the capture format: <code>replay</code> and the testing helpers read it)</span>
 <h4>Receiver's response</h4><pre id="detail-response"></pre><button data-copy="detail-response">Copy response</button> <button id="detail-close">Close</button></section>
 <output id="resend-result" aria-live="polite"></output>
 </section>
+<section id="conversation" aria-labelledby="h-conversation"><h2 id="h-conversation">Conversation</h2>${parts.conversation}</section>
 <section id="triggers" aria-labelledby="h-triggers"><h2 id="h-triggers">Triggers</h2><p>Each form posts to the <code>/_emulator</code> control routes; errors show below the form.</p><div class="forms">
 ${form('Customer message', '/_emulator/customer-message', `${numberSelect('number')}${input('From (E.164)', 'from', 'value="+27831234567" required')}${select('Content type', 'contentType', MESSAGE_CONTENT_TYPES)}${input('Text', 'text', 'value="Hi"')}${input('Reacted-to gstId (REACTION)', 'reactedToGstId')}`)}
 ${form('Bot reply', '/_emulator/bot-reply', `${chat}${select('Message type', 'messageType', CHATBOT_MESSAGE_TYPES)}${input('Text', 'messageText', 'value="How can I help?"')}`)}

@@ -1,13 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, NotFoundError, toErrorResponse } from '../errors.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import { webhookConfigPath } from '../routes/webhook-config.js';
+import { toWebhookConfigRow, webhookConfigPath } from '../routes/webhook-config.js';
 import type { Emulator } from '../types.js';
 import { SCRIPT, STYLE } from './assets.js';
-import { logPart, page, stateParts } from './html.js';
-import { inspectorView, logQuerySchema, type LogQuery } from './model.js';
+import { serialiseRecord } from '../../capture/jsonl.js';
+import { maskUrl } from '../../util/secrets.js';
+import { WEBHOOK_PATHS } from '../../schemas/index.js';
+import { conversationPart, logPart, page, stateParts } from './html.js';
+import { conversationOf, inspectorView, logQuerySchema, type LogQuery } from './model.js';
 
 export { inspectorView } from './model.js';
+
+/** A percent-decoded path segment, or undefined when it is malformed. */
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Where the inspector's own paths live (the page itself is `GET /` and `GET /_emulator`). */
 const INSPECTOR_PREFIX = '/_emulator/inspector';
@@ -78,6 +90,10 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       unsubscribe = undefined;
     });
   };
+  const conversation = (query: LogQuery) =>
+    query.conversation === undefined
+      ? undefined
+      : conversationOf(emulator.state, emulator.deliveries(), query.conversation);
   const logQuery = (params: URLSearchParams): LogQuery => {
     const parsed = logQuerySchema.safeParse(Object.fromEntries(params));
     if (parsed.success) return parsed.data;
@@ -121,7 +137,17 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       const query = logQuery(url.searchParams);
       const view = inspectorView(emulator, query);
       const api = webhookConfigPath(emulator.prefixes?.messaging ?? '');
-      return html(res, page(view, emulator.deliveries(), query, `http://${req.headers.host ?? ''}`, api));
+      return html(
+        res,
+        page(
+          view,
+          emulator.deliveries(),
+          query,
+          `http://${req.headers.host ?? ''}`,
+          api,
+          conversation(query),
+        ),
+      );
     }
     if (!path.startsWith(`${INSPECTOR_PREFIX}/`)) return next();
     const rest = path.slice(INSPECTOR_PREFIX.length + 1);
@@ -131,19 +157,42 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
     if (rest === 'view') return json(res, inspectorView(emulator, logQuery(url.searchParams)));
     if (rest === 'state') {
       const query = logQuery(url.searchParams);
-      return html(res, Object.values(stateParts(inspectorView(emulator, query), query)).join('\n'));
+      const parts = Object.values(stateParts(inspectorView(emulator, query), query));
+      parts.push(conversationPart(conversation(query), query.conversation));
+      return html(res, parts.join('\n'));
+    }
+    if (rest.startsWith('configs/')) {
+      // the configuration as stored, tokens included: what the form's Edit fills in (an explicit request)
+      const id = safeDecode(rest.slice('configs/'.length));
+      const config = id === undefined ? undefined : emulator.state.webhookConfigs.get(id);
+      if (config === undefined)
+        throw new NotFoundError(`No webhook configuration ${rest.slice('configs/'.length)}`);
+      return json(res, toWebhookConfigRow(config));
     }
     if (rest === 'log') return html(res, logPart(emulator.deliveries(), logQuery(url.searchParams)));
     if (rest.startsWith('deliveries/')) {
-      let id: string;
-      try {
-        id = decodeURIComponent(rest.slice('deliveries/'.length));
-      } catch {
-        throw new NotFoundError(`No delivery ${rest.slice('deliveries/'.length)}`);
+      const [given = '', action] = rest.slice('deliveries/'.length).split('/');
+      const id = safeDecode(given);
+      const entry = id === undefined ? undefined : emulator.deliveries().find((e) => e.id === id);
+      if (entry === undefined || (action !== undefined && action !== 'fixture')) {
+        throw new NotFoundError(`No delivery ${given}`);
       }
-      const entry = emulator.deliveries().find((e) => e.id === id);
-      if (entry === undefined) throw new NotFoundError(`No delivery ${id}`);
-      return json(res, entry);
+      if (action === 'fixture') {
+        // the delivery as a capture record: what the receiver would have captured, without its URL
+        const line = serialiseRecord({
+          receivedAt: new Date(entry.emittedAt).toISOString(),
+          path: `/${WEBHOOK_PATHS[entry.type]}`,
+          type: entry.type,
+          headers: { 'content-type': 'application/json', 'user-agent': 'messaging-webhooks-emulator' },
+          body: JSON.stringify(entry.payload),
+        });
+        return send(res, 'application/x-ndjson; charset=utf-8', `${line}\n`, {
+          'content-disposition': `attachment; filename="delivery-${entry.sequence}.jsonl"`,
+          'cache-control': 'no-store',
+        });
+      }
+      const reveal = url.searchParams.get('reveal') === '1';
+      return json(res, reveal ? entry : { ...entry, url: maskUrl(entry.url) });
     }
     next();
   }

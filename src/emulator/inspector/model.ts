@@ -4,17 +4,20 @@ import {
   DELIVERY_TRANSITIONS,
   explainWebhookRoute,
   WEBHOOK_TYPES,
+  WEBHOOK_URL_FIELDS,
   type DeliveryStatus,
   type WebhookConfig,
   type WebhookRouteReason,
   type WebhookType,
 } from '../../schemas/index.js';
+import { maskUrl } from '../../util/secrets.js';
 import { answeredDuplicate } from '../emit/answered-duplicate.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { chatParticipantPage, DELIVERY_STATES, messagePage, ratingWidgetPage } from '../listings.js';
 import { toWebhookConfigRow } from '../routes/webhook-config.js';
 import { userDisplayName, webhookConfigFor } from '../state/index.js';
 import type { Emulator } from '../types.js';
+import { customerOf, deliveryContent, quoted } from './summary.js';
 
 /** Where an event of one type on one number would go, and which scope rule says so. */
 interface InspectorRoute {
@@ -122,6 +125,10 @@ export const logQuerySchema = z.object({
   messagesBefore: cursor,
   widgetsBefore: cursor,
   agentsAfter: cursor,
+  /** The chat shown as a conversation (its chat participant id). */
+  conversation: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  /** `1`: URLs with their tokens (an explicit reveal); masked otherwise. */
+  reveal: z.preprocess(blankToUndefined, z.enum(['1']).optional()),
 });
 export type LogQuery = z.output<typeof logQuerySchema>;
 /** The query with nothing set: the first page of everything. */
@@ -142,6 +149,18 @@ export function inspectorView(
   query: LogQuery = FIRST_PAGE,
 ): InspectorView {
   const { state } = emulator;
+  const reveal = query.reveal === '1';
+  const shownUrl = (url: string): string => (reveal ? url : maskUrl(url));
+  const maskedConfig = (config: WebhookConfig): WebhookConfig => {
+    if (reveal) return config;
+    const masked: Record<string, unknown> = { ...config };
+    for (const type of WEBHOOK_TYPES) {
+      const field = WEBHOOK_URL_FIELDS[type];
+      const value = config[field];
+      if (typeof value === 'string') masked[field] = maskUrl(value);
+    }
+    return masked as WebhookConfig;
+  };
   const refOf = (clientId: string): string => state.clients.get(clientId)?.clientRef ?? '';
   const userName = (id: string | null): string | null => {
     const user = id === null ? undefined : state.users.get(id);
@@ -230,7 +249,8 @@ export function inspectorView(
             number.messagingNumber.id,
             type,
           );
-          if (reason !== 'no default (rule 8)') return [type, { url: url ?? null, reason }];
+          if (reason !== 'no default (rule 8)')
+            return [type, { url: url === undefined ? null : shownUrl(url), reason }];
           configured ??= state.webhookConfigsOfClient(number.clientId).length > 0;
           return [
             type,
@@ -256,7 +276,7 @@ export function inspectorView(
       state
         .webhookConfigsOfClient(client.id)
         .sort(compareWebhookConfigsForList)
-        .map((config) => ({ clientRef: client.clientRef, ...toWebhookConfigRow(config) })),
+        .map((config) => ({ clientRef: client.clientRef, ...maskedConfig(toWebhookConfigRow(config)) })),
     ),
     chats: {
       rows: chats.items.map((chat) => ({
@@ -362,4 +382,220 @@ export function logPage(
   const end = total - page * query.size;
   const rows = filtered.slice(Math.max(0, end - query.size), end).reverse();
   return { rows, total, page, pages };
+}
+
+/** One step of a conversation, as the deliveries tell it. */
+interface ConversationItem {
+  /** Who speaks: the customer, the business (bot or agent), or the platform (handover, closure). */
+  readonly side: 'customer' | 'business' | 'platform';
+  /** What happened: a message, an outbound message with its receipts, a handover, a closure. */
+  readonly kind: 'message' | 'outbound' | 'handover' | 'closure';
+  readonly text: string;
+  /** Emulator time of the (first) delivery. */
+  readonly time: number;
+  /** The deliveries it is built from: sequence, id, type, state and the receiver's status. */
+  readonly deliveries: readonly {
+    readonly id: string;
+    readonly sequence: number;
+    readonly type: WebhookType;
+    readonly state: string;
+    readonly status: number | null;
+  }[];
+  /** An outbound message's receipts, in the order they were delivered. */
+  readonly receipts: readonly string[];
+}
+
+/** A chat as a conversation: the chat, and its steps from the deliveries, oldest first. */
+export interface ConversationView {
+  readonly chat: {
+    readonly id: string;
+    readonly number: string;
+    readonly customer: string;
+    readonly agent: string | null;
+    readonly status: string;
+    readonly closed: boolean;
+  };
+  readonly items: readonly ConversationItem[];
+}
+
+/**
+ * One chat as a conversation, built from the delivery log: the customer's messages (incoming and
+ * INCOMING chatbot events, one bubble per message), the bot's and agents' messages (OUTGOING
+ * chatbot events), outbound messages with their status receipts, the agent handovers (a chatbot
+ * event naming a new agent, or an assignment event) and the closure. Undefined for an unknown chat.
+ */
+export function conversationOf(
+  state: Pick<Emulator, 'state'>['state'],
+  log: readonly DeliveryLogEntry[],
+  chatParticipantId: string,
+): ConversationView | undefined {
+  const chat = state.chatParticipants.get(chatParticipantId);
+  if (chat === undefined) return undefined;
+  const agentName = (id: string | null): string | null => {
+    const user = id === null ? undefined : state.users.get(id);
+    return user === undefined ? id : userDisplayName(user);
+  };
+  const items: ConversationItem[] = [];
+  const outbound = new Map<
+    string,
+    ConversationItem & { receipts: string[]; deliveries: ConversationItem['deliveries'][number][] }
+  >();
+  let agent: string | undefined;
+  let closed = false;
+  const ref = (entry: DeliveryLogEntry) => ({
+    id: entry.id,
+    sequence: entry.sequence,
+    type: entry.type,
+    state: entry.state,
+    status: entry.responseStatus,
+  });
+  for (const entry of log) {
+    // a fault's copy is the same event again: the conversation shows it once
+    if (entry.duplicateOf !== null || entry.resendOf !== null) continue;
+    const { payload } = entry;
+    if (entry.type === 'chatbot') {
+      if (payload.chatParticipantId !== chat.id) continue;
+    } else if (
+      entry.messagingNumber !== chat.messagingClientNumber ||
+      customerOf(entry.type, payload) !== chat.sender
+    ) {
+      continue;
+    }
+    if (entry.type === 'incoming') {
+      items.push({
+        side: 'customer',
+        kind: 'message',
+        text: deliveryContent('incoming', payload),
+        time: entry.emittedAt,
+        deliveries: [ref(entry)],
+        receipts: [],
+      });
+      continue;
+    }
+    if (entry.type === 'status') {
+      const gstId = typeof payload.gstId === 'string' ? payload.gstId : '';
+      const status = typeof payload.status === 'string' ? payload.status : '';
+      const known = outbound.get(gstId);
+      if (known === undefined) {
+        const item = {
+          side: 'business' as const,
+          kind: 'outbound' as const,
+          text: `Outbound message ${gstId.slice(0, 8)}`,
+          time: entry.emittedAt,
+          deliveries: [ref(entry)],
+          receipts: [status],
+        };
+        outbound.set(gstId, item);
+        items.push(item);
+      } else {
+        known.receipts.push(status);
+        known.deliveries.push(ref(entry));
+      }
+      continue;
+    }
+    if (entry.type !== 'chatbot') continue;
+    const named = typeof payload.assignedAgentName === 'string' ? payload.assignedAgentName : undefined;
+    const text = typeof payload.messageText === 'string' ? payload.messageText : '';
+    if (payload.messageType === 'USER_ACTION') {
+      agent = named ?? agent;
+      items.push({
+        side: 'platform',
+        kind: 'handover',
+        text: text === '' ? `Assigned to ${named ?? 'an agent'}` : text,
+        time: entry.emittedAt,
+        deliveries: [ref(entry)],
+        receipts: [],
+      });
+      continue;
+    }
+    if (named !== undefined && named !== agent) {
+      agent = named;
+      items.push({
+        side: 'platform',
+        kind: 'handover',
+        text: `Agent ${named} holds the chat`,
+        time: entry.emittedAt,
+        deliveries: [ref(entry)],
+        receipts: [],
+      });
+    }
+    // the message itself: type and text (who holds the chat is shown as a handover)
+    const said = deliveryContent('chatbot', {
+      messageType: payload.messageType,
+      messageText: payload.messageText,
+    });
+    if (payload.direction === 'INCOMING') {
+      // the customer message its incoming delivery already shows: one bubble, both deliveries
+      const last = items.at(-1);
+      const quotedText = quoted(text);
+      if (
+        last?.side === 'customer' &&
+        last.deliveries.every((d) => d.type !== 'chatbot') &&
+        (last.text === said || (quotedText !== '' && last.text.includes(quotedText)))
+      ) {
+        (last.deliveries as ConversationItem['deliveries'][number][]).push(ref(entry));
+      } else {
+        items.push({
+          side: 'customer',
+          kind: 'message',
+          text: said,
+          time: entry.emittedAt,
+          deliveries: [ref(entry)],
+          receipts: [],
+        });
+      }
+    } else {
+      items.push({
+        side: 'business',
+        kind: 'message',
+        text: said,
+        time: entry.emittedAt,
+        deliveries: [ref(entry)],
+        receipts: [],
+      });
+    }
+    if (payload.conversationClosed === true && !closed) {
+      closed = true;
+      items.push({
+        side: 'platform',
+        kind: 'closure',
+        text: 'Conversation closed',
+        time: entry.emittedAt,
+        deliveries: [ref(entry)],
+        receipts: [],
+      });
+    }
+  }
+  const holder = agentName(chat.assignedTo);
+  if (holder !== null && holder !== agent) {
+    items.push({
+      side: 'platform',
+      kind: 'handover',
+      text: `Agent ${holder} holds the chat (no event was sent)`,
+      time: Number.NaN,
+      deliveries: [],
+      receipts: [],
+    });
+  }
+  if (chat.conversationClosed && !closed) {
+    items.push({
+      side: 'platform',
+      kind: 'closure',
+      text: `Conversation closed (${chat.conversationStatus})`,
+      time: Number.NaN,
+      deliveries: [],
+      receipts: [],
+    });
+  }
+  return {
+    chat: {
+      id: chat.id,
+      number: chat.messagingClientNumber,
+      customer: chat.sender,
+      agent: holder,
+      status: chat.conversationStatus,
+      closed: chat.conversationClosed,
+    },
+    items,
+  };
 }

@@ -240,7 +240,7 @@ describeInBrowser('inspector page in a browser', () => {
     await session.getByLabel('Status').selectOption('Connecting...');
     await session.getByRole('button', { name: 'Send' }).click();
     await session.locator('output.ok').waitFor();
-    await page.locator('#scope-table td:text-is("connecting")').waitFor();
+    await page.locator('#scope-table td .block:text-is("session connecting")').waitFor();
     const partner = page.locator('form[data-post="/_emulator/partner-events"]');
     await partner.getByLabel('Event type').selectOption('USER_PREFERENCE');
     await expect(partner.getByLabel('Fields (JSON)').inputValue()).resolves.toContain('preferenceValue');
@@ -598,15 +598,21 @@ describeInBrowser('inspector page in a browser', () => {
               return ids.get(id);
             })
             .replace(/127\\.0\\.0\\.1:(\\d+)/g, (text, port) => portNames[port] ?? text)
-            .replace(/^(\\d+) ms$/, '4 ms')
+            .replace(/\\b\\d+ ms\\b/g, '4 ms')
             .replace(/#(\\d+)/g, (_m, n) => '#' + (Number(n) - first));
         }
       })()`);
-      await page.setViewportSize({ width: 1200, height: 900 });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      // the top of the page down to the end of the delivery log
+      const bottom = Number(
+        await page.evaluate(
+          "Math.ceil(document.getElementById('log').getBoundingClientRect().bottom + window.scrollY)",
+        ),
+      );
       await page.screenshot({
         path: 'docs/inspector.png',
         fullPage: true,
-        clip: { x: 0, y: 0, width: 1200, height: 2280 },
+        clip: { x: 0, y: 0, width: 1280, height: bottom },
       });
     }
   });
