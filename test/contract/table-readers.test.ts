@@ -80,12 +80,12 @@ const HANDLERS: OperationHandlers<typeof TABLE> = {
   brokenProfile: () => ({ email: 'no-id@demo.test' }) as never,
 };
 
-function emulatorWith(checkResponses?: boolean): Emulator {
+/** An emulator serving TABLE beside the platform's operations, answers checked. */
+function emulatorServingTable(): Emulator {
   return createEmulator({
-    ...(checkResponses === undefined ? {} : { checkResponses }),
     routeGroups: [
       (router, { prefixes }) =>
-        registerOperations(router, prefixes, TABLE, HANDLERS, { checkResponses: checkResponses ?? true }),
+        registerOperations(router, prefixes, TABLE, HANDLERS, { checkResponses: true }),
     ],
   });
 }
@@ -110,7 +110,7 @@ describe('the platform table', () => {
 describe('a row of a table of its own', () => {
   let emulator: Emulator;
   beforeAll(() => {
-    emulator = emulatorWith(true);
+    emulator = emulatorServingTable();
   });
   afterAll(() => emulator.close());
 
