@@ -8,7 +8,13 @@ import {
   type PathPrefixes,
   type PlatformOperation,
 } from '../contract/index.js';
-import { COMPONENT_REF, schemaRef, usedComponents, type JsonSchema } from './json-schema.js';
+import {
+  COMPONENT_REF,
+  refuseCredentials,
+  schemaRef,
+  usedComponents,
+  type JsonSchema,
+} from './json-schema.js';
 
 /*
  * The OpenAPI 3.1 document of the platform interface: the operations of the operations table
@@ -166,7 +172,7 @@ function requestBody(operation: PlatformOperation): JsonSchema | undefined {
   };
 }
 
-function responses(operation: PlatformOperation): JsonSchema {
+function responses(id: string, operation: PlatformOperation): JsonSchema {
   const { response, emulatorChoice } = operation;
   const credentialFree = !mayReturnCredentials(operation);
   const description = [
@@ -176,10 +182,12 @@ function responses(operation: PlatformOperation): JsonSchema {
   ]
     .filter((part) => part !== '')
     .join(' ');
+  const schema = schemaRef(response.schema);
+  if (credentialFree) refuseCredentials(schema, `The 200 body of ${id}`);
   const answers: JsonSchema = {
     '200': {
       description,
-      content: jsonContent(schemaRef(response.schema)),
+      content: jsonContent(schema),
       ...(emulatorChoice?.response === true ? CHOICE : {}),
     },
     '401': { $ref: '#/components/responses/Unauthorized' },
@@ -214,7 +222,7 @@ function operationObject(id: string, operation: PlatformOperation): JsonSchema {
     ...(operation.emulatorChoice?.path === true ? CHOICE : {}),
     ...(list.length === 0 ? {} : { parameters: list }),
     ...(body === undefined ? {} : { requestBody: body }),
-    responses: responses(operation),
+    responses: responses(id, operation),
   };
 }
 

@@ -111,15 +111,32 @@ function build(): Record<string, JsonSchema> {
 }
 
 /**
- * A zod schema of the contract as a schema of the document: a `$ref` to its component, or an
- * array of one. Anything else is not named and throws (register it in components.ts).
+ * A zod schema of the operations table as a schema of the document: a `$ref` to its component
+ * when components.ts names it, an array of one, or else the schema written in place (the named
+ * schemas inside it still `$ref`s), so a new row needs no registration to be documented.
  */
 export function schemaRef(schema: z.ZodType): JsonSchema {
   if (schema instanceof z.ZodArray) return { type: 'array', items: schemaRef(schema.element as z.ZodType) };
   const meta = CONTRACT.get(schema);
-  if (meta === undefined)
-    throw new TypeError('A schema of the operations table has no component name (components.ts)');
-  return { $ref: `${COMPONENT_REF}${meta.id}` };
+  if (meta !== undefined) return { $ref: `${COMPONENT_REF}${meta.id}` };
+  const {
+    $schema: _schema,
+    $defs: _defs,
+    ...json
+  } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'throw',
+    metadata: CONTRACT,
+    override,
+  }) as JsonSchema;
+  walk(json, (node) => {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
+      node.$ref = `${COMPONENT_REF}${node.$ref.slice('#/$defs/'.length)}`;
+    }
+  });
+  walk(json, absentAsPropertyNames);
+  return json;
 }
 
 /** The components the non-deprecated operations answer with, and every component they refer to. */
@@ -157,11 +174,12 @@ function absentAsPropertyNames(node: JsonSchema): void {
 }
 
 /**
- * Refuses every credential field as a property name of each object of `schema`, $refs aside.
+ * Refuses every credential field as a property name of each object of `schema`, $refs aside
+ * (document.ts applies it to a credential-free answer written in place).
  * `propertyNames`, not a `not: {}` property: a mock server generating an example from a
  * schema writes out every listed property, a refused one included, and breaks the document.
  */
-function refuseCredentials(schema: JsonSchema, name: string): void {
+export function refuseCredentials(schema: JsonSchema, name: string): void {
   walk(schema, (node) => {
     if (node.type !== 'object') return;
     const properties = (node.properties ?? {}) as Record<string, unknown>;

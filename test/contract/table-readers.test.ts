@@ -6,7 +6,7 @@ import { defineOperations, operationEntries, PLATFORM_OPERATIONS } from '../../s
 import { createEmulator, DEFAULT_API_KEYS, type Emulator } from '../../src/emulator/index.js';
 import { registerOperations, type OperationHandlers } from '../../src/emulator/http/operations.js';
 import { openApiPaths } from '../../src/openapi/document.js';
-import { messageResponseSchema, userResponseSchema } from '../../src/schemas/index.js';
+import { CREDENTIAL_FIELDS, userResponseSchema } from '../../src/schemas/index.js';
 
 /*
  * The operations table read three ways: the emulator routes exactly its rows, and a row of a
@@ -33,7 +33,8 @@ const TABLE = defineOperations({
       mediaTypes: ['image/png', 'application/octet-stream'],
       description: 'The bytes.',
     },
-    response: { schema: messageResponseSchema, description: 'What was stored.' },
+    // a schema no component names: documented in place
+    response: { schema: z.object({ mediaUrl: z.string() }), description: 'Where the bytes are.' },
     emulatorChoice: { path: true, response: true },
   },
   leakyProfile: {
@@ -73,7 +74,7 @@ const received: { bytes: number[]; type: string | undefined; id: string; caption
 const HANDLERS: OperationHandlers<typeof TABLE> = {
   uploadMedia({ params, query, body, headers }) {
     received.push({ bytes: [...body], type: headers['content-type'], id: params.id, caption: query.caption });
-    return { message: `${body.length} bytes for ${params.id}` };
+    return { mediaUrl: `https://media.test/${params.id}/${body.length}` };
   },
   leakyProfile: ({ auth }) => ({ id: auth.user.id, apiKey: auth.user.apiKey }) as never,
   legacyProfile: ({ auth }) => ({ id: auth.user.id, apiKey: auth.user.apiKey }) as never,
@@ -131,7 +132,7 @@ describe('a row of a table of its own', () => {
       },
       true,
     );
-    expect(answer).toEqual({ message: '3 bytes for a b' });
+    expect(answer).toEqual({ mediaUrl: 'https://media.test/a b/3' });
     expect(received).toEqual([{ bytes: [1, 2, 3], type: 'image/png', id: 'a b', caption: 'hi' }]);
     // no bytes is a 400 naming the body; no key a 401, before the body is read
     const empty = await send(TABLE.uploadMedia, { params: { id: 'x' } }, true).catch((e: unknown) => e);
@@ -158,6 +159,16 @@ describe('a row of a table of its own', () => {
           'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
         },
       },
+    });
+    // its answer, named by no component, is written in place, credential fields refused
+    const answer = (upload.responses as Record<string, { content: Record<string, { schema: unknown }> }>)[
+      '200'
+    ];
+    expect(answer?.content['application/json']?.schema).toEqual({
+      type: 'object',
+      properties: { mediaUrl: { type: 'string' } },
+      required: ['mediaUrl'],
+      propertyNames: { not: { enum: [...CREDENTIAL_FIELDS] } },
     });
   });
 
