@@ -32,6 +32,30 @@ module.exports = {
       to: { reachable: true, path: '^src/cloudflare/' },
     },
     {
+      name: 'root-loads-no-client-or-emulator',
+      comment:
+        'A production receiver (the root entry) loads neither the typed client nor the emulator: they are subpath exports of their own.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { reachable: true, path: '^src/(client|emulator)/' },
+    },
+    {
+      name: 'client-loads-no-emulator',
+      comment:
+        'The typed client runs against the platform: it reads the operations table (src/contract), never the emulator that serves it.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { reachable: true, path: '^src/emulator/' },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      comment:
+        'The operations table is read by the emulator, the client and the OpenAPI generator; it reads only the schemas, never one of its readers.',
+      severity: 'error',
+      from: { path: '^src/contract/' },
+      to: { path: '^src/(?!contract/|schemas/)' },
+    },
+    {
       name: 'no-adapter-imports-adapter',
       comment:
         'Adapters are peers over one seam (receiver/core.ts, receiver/controls.ts): what two adapters share lives there, not in either adapter.',

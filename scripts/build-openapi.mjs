@@ -1,10 +1,10 @@
 // After `tsc`: writes the contract artifacts from the compiled generator (src/openapi), so they are
-// generated from the zod schemas at every build and never edited by hand.
+// generated from the operations table and the zod schemas at every build, never edited by hand.
 //
 //   dist/openapi.json                 package export messaging-webhooks/openapi.json
 //   dist/schemas/json/<name>.json     package export messaging-webhooks/schemas/json/<name>.json
 //
-// test/openapi/drift.test.ts fails when these differ from what the schemas generate now.
+// test/openapi/artifacts.test.ts fails when these differ from what the table and schemas generate now.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createOpenApiDocument, jsonSchemaFiles, standaloneJsonSchema } from '../dist/openapi/index.js';

@@ -1,39 +1,37 @@
-import { z } from 'zod';
 import {
-  chatParticipantSchema,
-  chatParticipantViewSchema,
-  messageResponseSchema,
-  messagingClientNumberSchema,
-  pageSchema,
-  systemUserSchema,
-  userCreatedResponseSchema,
-  userCreditsSchema,
-  userResponseSchema,
-  usersForClientPageSchema,
-  userSummarySchema,
-  webhookConfigSchema,
-  type AgentChatLimitChange,
-  type AvailabilityChange,
-  type ChatParticipant,
-  type ChatParticipantView,
-  type ChatParticipantTerminate,
-  type MessageResponse,
-  type MessagingClientNumber,
-  type Page,
-  type PasswordChange,
-  type SystemUser,
-  type SystemUserCreate,
-  type SystemUserUpdate,
-  type UserCreate,
-  type UserCreatedResponse,
-  type UserCredits,
-  type UserResponse,
-  type UsersForClientPage,
-  type UserSummary,
-  type UserUpdate,
-  type WebhookConfig,
-  type WebhookConfigCreate,
-  type WebhookConfigUpdate,
+  operationPath,
+  PLATFORM_OPERATIONS,
+  type BinaryInput,
+  type InputOf,
+  type OperationId,
+  type PathPrefixes,
+  type PlatformOperation,
+  type PlatformOperations,
+  type ResultOf,
+} from '../contract/index.js';
+import type {
+  AgentChatLimitChange,
+  AvailabilityChange,
+  ChatParticipant,
+  ChatParticipantView,
+  ChatParticipantTerminate,
+  MessageResponse,
+  MessagingClientNumber,
+  Page,
+  PasswordChange,
+  SystemUser,
+  SystemUserCreate,
+  SystemUserUpdate,
+  UserCreate,
+  UserCreatedResponse,
+  UserCredits,
+  UserResponse,
+  UsersForClientPage,
+  UserSummary,
+  UserUpdate,
+  WebhookConfig,
+  WebhookConfigCreate,
+  WebhookConfigUpdate,
 } from '../schemas/index.js';
 import { checkOptions, optionKeys } from '../util/options.js';
 import { errorForStatus, PlatformNetworkError, PlatformResponseValidationError } from './errors.js';
@@ -172,11 +170,23 @@ export interface ChatParticipantsApi {
     conversationClosed: boolean,
     options?: { readonly sendRatingWidget?: boolean },
   ): Promise<ChatParticipantView>;
-  /** v2 terminate (emulator path POST {chat_prefix}/v2/ChatParticipant/{id}/terminate). */
+  /** v2 terminate, terminateChatParticipant (path not shown; the emulator's: POST {chat_prefix}/v2/ChatParticipant/{id}/terminate). */
   terminate(id: string): Promise<ChatParticipantView>;
-  /** v2 reopen (emulator path POST {chat_prefix}/v2/ChatParticipant/{id}/reopen). */
+  /** v2 reopen, reopenChatParticipant (path not shown; the emulator's: POST {chat_prefix}/v2/ChatParticipant/{id}/reopen). */
   reopen(id: string): Promise<ChatParticipantView>;
 }
+
+/** What {@link PlatformClient.call} takes for an operation: its path parameters, query and body. */
+export type OperationInput<Id extends OperationId> = InputOf<PlatformOperations[Id]>;
+
+/** What {@link PlatformClient.call} resolves with for an operation: its 200 body, checked. */
+export type OperationResult<Id extends OperationId> = ResultOf<PlatformOperations[Id]>;
+
+/** The input argument of {@link PlatformClient.call}: optional when the operation needs none. */
+export type OperationArgs<Id extends OperationId> =
+  Record<never, never> extends OperationInput<Id>
+    ? [input?: OperationInput<Id>]
+    : [input: OperationInput<Id>];
 
 /** A typed client of the platform's documented API (or of the emulator). */
 export interface PlatformClient {
@@ -186,13 +196,22 @@ export interface PlatformClient {
   /** @deprecated operations, kept for code that still calls them. */
   readonly systemUsers: SystemUsersApi;
   readonly chatParticipants: ChatParticipantsApi;
+  /**
+   * Calls any operation of the platform API by its operation id (the OpenAPI operationId),
+   * typed by the operations table: the same request, errors and response check as the methods.
+   *
+   * @example
+   * const chat = await platform.call('terminateChatParticipant', { params: { id: chatParticipantId } });
+   */
+  call<Id extends OperationId>(operationId: Id, ...input: OperationArgs<Id>): Promise<OperationResult<Id>>;
 }
 
-type Query = Readonly<Record<string, string | number | undefined>>;
-
-interface CallOptions {
-  readonly query?: Query;
+/** An operation's input, as the request is built from it. */
+export interface AnyInput {
+  readonly params?: Readonly<Record<string, string | number>>;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly body?: unknown;
+  readonly contentType?: string;
 }
 
 function validatePrefix(name: string, prefix: unknown): string {
@@ -250,6 +269,70 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
+/** The validated options an operation is sent with. */
+interface SenderSettings {
+  readonly base: string;
+  readonly prefixes: PathPrefixes;
+  readonly apiKey: string;
+  readonly fetch: FetchLike;
+}
+
+/**
+ * The request of one operation of a table, and its answer: resolves with the body, checked
+ * against the row's response schema when `check`, or throws a PlatformError. A JSON body is sent
+ * as JSON, a binary body as it is with its content type. What every method of the client runs.
+ * @internal
+ */
+export function createOperationSender(settings: SenderSettings) {
+  const { base, prefixes, apiKey, fetch: fetchImpl } = settings;
+  return async function send(
+    operation: PlatformOperation,
+    input: AnyInput,
+    check: boolean,
+  ): Promise<unknown> {
+    const method = operation.method;
+    const url = new URL(`${base}${operationPath(operation, prefixes, input.params ?? {})}`);
+    for (const [key, value] of Object.entries(input.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const request = { method, url: url.toString() };
+    const headers: Record<string, string> = { authorization: apiKey, accept: 'application/json' };
+    let body: RequestInit['body'];
+    if (operation.body?.type === 'binary' && input.body !== undefined) {
+      body = input.body as BinaryInput;
+      // a FormData body gets its multipart boundary from fetch
+      if (!(body instanceof FormData) && input.contentType !== undefined)
+        headers['content-type'] = input.contentType;
+    } else if (input.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(input.body);
+    }
+    let response: Response;
+    try {
+      response = await fetchImpl(request.url, { method, headers, ...(body === undefined ? {} : { body }) });
+    } catch (error) {
+      throw new PlatformNetworkError(`${method} ${request.url} failed: no response`, {
+        status: 0,
+        body: undefined,
+        request,
+        cause: error,
+      });
+    }
+    const responseBody = await readBody(response);
+    if (!response.ok) throw errorForStatus({ status: response.status, body: responseBody, request });
+    if (!check) return responseBody;
+    const parsed = operation.response.schema.safeParse(responseBody);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new PlatformResponseValidationError(
+        `${method} ${request.url}: unexpected response body at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+        { status: response.status, body: responseBody, request, issues: parsed.error.issues },
+      );
+    }
+    return parsed.data;
+  };
+}
+
 /**
  * Creates a typed client of the documented API: webhook configuration, number lookup, user
  * management (api/v1 and the deprecated SystemUsers operations) and live-chat participants.
@@ -267,133 +350,84 @@ async function readBody(response: Response): Promise<unknown> {
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const { base, messaging, chat, fetch: fetchImpl } = validateOptions(options);
-  const apiKey = options.apiKey.trim();
+  const send = createOperationSender({
+    base,
+    prefixes: { messaging, chat },
+    apiKey: options.apiKey.trim(),
+    fetch: fetchImpl,
+  });
 
-  async function call<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
-    { query = {}, body }: CallOptions = {},
-  ): Promise<z.output<S>> {
-    const url = new URL(`${base}${path}`);
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    const request = { method, url: url.toString() };
-    const headers: Record<string, string> = { authorization: apiKey, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetchImpl(request.url, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      throw new PlatformNetworkError(`${method} ${request.url} failed: no response`, {
-        status: 0,
-        body: undefined,
-        request,
-        cause: error,
-      });
-    }
-    const responseBody = await readBody(response);
-    if (!response.ok) throw errorForStatus({ status: response.status, body: responseBody, request });
-    const parsed = schema.safeParse(responseBody);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new PlatformResponseValidationError(
-        `${method} ${request.url}: unexpected response body at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
-        { status: response.status, body: responseBody, request, issues: parsed.error.issues },
-      );
-    }
-    return parsed.data;
-  }
-
-  const m = (path: string): string => `${messaging}/Messaging${path}`;
-  const c = (path: string): string => `${chat}${path}`;
-  const id = (value: string): string => encodeURIComponent(value);
-  const ignored = z.unknown();
+  const call = <Id extends OperationId>(
+    id: Id,
+    ...[input]: OperationArgs<Id>
+  ): Promise<OperationResult<Id>> =>
+    send(PLATFORM_OPERATIONS[id], input ?? {}, true) as Promise<OperationResult<Id>>;
 
   const webhooks: WebhookConfigApi = {
-    create: (input) => call('POST', m('/MessagingClientWebHook'), webhookConfigSchema, { body: input }),
-    update: (input) => call('PUT', m('/MessagingClientWebHook'), webhookConfigSchema, { body: input }),
-    getDefault: () => call('GET', m('/MessagingClientWebHook/getForCurrentLoginUser'), webhookConfigSchema),
-    list: (query = {}) =>
-      call('GET', m('/MessagingClientWebHook/list'), pageSchema(webhookConfigSchema), { query }),
-    async delete(configId) {
-      await call('DELETE', m(`/MessagingClientWebHook/${id(configId)}`), ignored);
+    create: (body) => call('createWebhookConfig', { body }),
+    update: (body) => call('updateWebhookConfig', { body }),
+    getDefault: () => call('getDefaultWebhookConfig'),
+    list: (query = {}) => call('listWebhookConfigs', { query }),
+    async delete(id) {
+      // the body is not shown in the documentation: whatever the platform answers is accepted
+      await send(PLATFORM_OPERATIONS.deleteWebhookConfig, { params: { id } }, false);
     },
   };
 
   const numbers: NumbersApi = {
-    lookup: (searchString, query = {}) =>
-      call(
-        'GET',
-        m('/MessagingClientNumbers/getForCurrentLoginUser'),
-        pageSchema(messagingClientNumberSchema),
-        { query: { ...query, searchString } },
-      ),
+    lookup: (searchString, query = {}) => call('lookupNumbers', { query: { ...query, searchString } }),
   };
 
-  const v1 = (path = ''): string => m(`/api/v1/users${path}`);
   const users: UsersApi = {
-    me: () => call('GET', v1('/me'), userResponseSchema),
-    list: () => call('GET', v1(), z.array(userSummarySchema)),
-    create: (input) => call('POST', v1(), userCreatedResponseSchema, { body: input }),
-    update: (input) => call('PUT', v1(), userResponseSchema, { body: input }),
-    delete: (userId) => call('DELETE', v1(`/${id(userId)}`), userResponseSchema),
-    page: (query = {}) => call('GET', v1('/page'), pageSchema(userResponseSchema), { query }),
-    changeAvailability: (input = {}) => call('PUT', v1('/availability'), userResponseSchema, { body: input }),
-    setAgentChatLimit: (input) => call('PUT', v1('/agent-chat-limit'), userResponseSchema, { body: input }),
-    changePassword: (input) =>
-      call('POST', v1('/me/password/change'), messageResponseSchema, { body: input }),
-    credits: () => call('GET', v1('/me/credits'), userCreditsSchema),
+    me: () => call('getMyProfile'),
+    list: () => call('listUsers'),
+    create: (body) => call('createUser', { body }),
+    update: (body) => call('updateUser', { body }),
+    delete: (id) => call('deleteUser', { params: { id } }),
+    page: (query = {}) => call('listUsersPage', { query }),
+    changeAvailability: (body = {}) => call('changeAvailability', { body }),
+    setAgentChatLimit: (body) => call('setAgentChatLimit', { body }),
+    changePassword: (body) => call('changeMyPassword', { body }),
+    credits: () => call('getMyCredits'),
   };
 
-  const su = (path = ''): string => m(`/SystemUsers${path}`);
   const systemUsers: SystemUsersApi = {
-    create: (input) => call('POST', su(), systemUserSchema, { body: input }),
-    update: (input) => call('PUT', su(), systemUserSchema, { body: input }),
-    getCurrentLoginSystemUser: () => call('GET', su('/getCurrentLoginSystemUser'), systemUserSchema),
-    getCurrentClientUsers: () => call('GET', su('/getCurrentClientUsers'), z.array(systemUserSchema)),
-    getUsersForClient: (query) => call('GET', su('/getUsersForClient'), usersForClientPageSchema, { query }),
-    changeAvailableStatus: (input = {}) =>
-      call('PUT', su('/changeAvailableStatus'), systemUserSchema, { body: input }),
-    updateAgentChatLimit: (input) =>
-      call('PUT', su('/updateAgentChatLimit'), userResponseSchema, { body: input }),
-    changePassword: (input) => call('POST', su('/changePassword'), messageResponseSchema, { body: input }),
-    getMessagingCreditsForCurrentLoginUser: () =>
-      call('GET', su('/getMessagingCreditsForCurrentLoginUser'), userCreditsSchema),
+    create: (body) => call('createSystemUser', { body }),
+    // a fetched SystemUser is sent back as it is (its masked password changes nothing); the
+    // server checks it, as it checks any body
+    update: (body) => call('updateSystemUser', { body: body as SystemUserUpdate }),
+    getCurrentLoginSystemUser: () => call('getCurrentLoginSystemUser'),
+    getCurrentClientUsers: () => call('getCurrentClientUsers'),
+    getUsersForClient: (query) => call('getUsersForClient', { query }),
+    changeAvailableStatus: (body = {}) => call('changeAvailableStatus', { body }),
+    updateAgentChatLimit: (body) => call('updateAgentChatLimit', { body }),
+    changePassword: (body) => call('changePassword', { body }),
+    getMessagingCreditsForCurrentLoginUser: () => call('getMessagingCreditsForCurrentLoginUser'),
   };
 
-  const terminatePath = c('/ChatParticipant/terminateChatParticipantChat');
+  // merge rule 4: a fetched participant is sent back whole, as it is; the server checks it
+  const terminate = (participant: ChatParticipantTerminate | ChatParticipant | ChatParticipantView) =>
+    call('terminateChatParticipantChat', { body: participant as ChatParticipantTerminate });
   const chatParticipants: ChatParticipantsApi = {
-    get: (participantId) =>
-      call('GET', c('/ChatParticipant'), chatParticipantViewSchema, { query: { id: participantId } }),
-    terminateChatParticipantChat: (participant) =>
-      call('PUT', terminatePath, chatParticipantSchema, { body: participant }),
-    async setConversationClosed(participantId, conversationClosed, closeOptions = {}) {
-      const current = await chatParticipants.get(participantId);
+    get: (id) => call('getChatParticipant', { query: { id } }),
+    terminateChatParticipantChat: terminate,
+    async setConversationClosed(id, conversationClosed, closeOptions = {}) {
+      const current = await chatParticipants.get(id);
       // rule 4: send the complete object back, so rules 2 and 3 change nothing else
-      await call('PUT', terminatePath, chatParticipantSchema, {
-        body: {
-          ...current,
-          conversationClosed,
-          ...(closeOptions.sendRatingWidget === undefined
-            ? {}
-            : { sendRatingWidget: closeOptions.sendRatingWidget }),
-        },
+      await terminate({
+        ...current,
+        conversationClosed,
+        ...(closeOptions.sendRatingWidget === undefined
+          ? {}
+          : { sendRatingWidget: closeOptions.sendRatingWidget }),
       });
       // point 7: the deprecated answer carries the agents' credentials; answer with the
       // credential-free record instead
-      return chatParticipants.get(participantId);
+      return chatParticipants.get(id);
     },
-    terminate: (participantId) =>
-      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/terminate`), chatParticipantViewSchema),
-    reopen: (participantId) =>
-      call('POST', c(`/v2/ChatParticipant/${id(participantId)}/reopen`), chatParticipantViewSchema),
+    terminate: (id) => call('terminateChatParticipant', { params: { id } }),
+    reopen: (id) => call('reopenChatParticipant', { params: { id } }),
   };
 
-  return { webhooks, numbers, users, systemUsers, chatParticipants };
+  return { webhooks, numbers, users, systemUsers, chatParticipants, call };
 }

@@ -1,8 +1,10 @@
 /**
  * A typed client of the platform's documented API: webhook configuration, number lookup, user
  * management (api/v1 and the deprecated SystemUsers operations) and live-chat participants.
- * Works against the platform or the embedded emulator; responses are validated with the same
- * zod schemas the emulator renders with.
+ * Works against the platform or the embedded emulator (over HTTP, or in process with
+ * `emulator.fetch`); responses are validated with the same zod schemas the emulator renders
+ * with. The operations table the client, the emulator and the OpenAPI document are built from
+ * is exported too: `PLATFORM_OPERATIONS`, one row per operation, keyed by operation id.
  *
  * @example
  * import { createPlatformClient } from 'messaging-webhooks/client';
@@ -16,6 +18,9 @@ export type {
   ChatParticipantsApi,
   FetchLike,
   NumbersApi,
+  OperationArgs,
+  OperationInput,
+  OperationResult,
   PageQuery,
   PlatformClient,
   PlatformClientOptions,
@@ -23,6 +28,23 @@ export type {
   UsersApi,
   WebhookConfigApi,
 } from './client.js';
+export { PLATFORM_OPERATIONS } from '../contract/operations.js';
+export type { OperationId, PlatformOperations } from '../contract/operations.js';
+export type {
+  BinaryBody,
+  BinaryInput,
+  EmulatorChoice,
+  InputOf,
+  JsonBody,
+  OperationBody,
+  OperationMethod,
+  OperationResponse,
+  OperationTag,
+  PathPrefix,
+  PathPrefixes,
+  PlatformOperation,
+  ResultOf,
+} from '../contract/operation.js';
 export * from './errors.js';
 export type {
   AgentChatLimitChange,

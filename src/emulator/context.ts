@@ -1,19 +1,16 @@
 import type { Logger } from 'pino';
+import type { PathPrefixes, PlatformOperations } from '../contract/index.js';
 import type { EmulatorClock } from './clock.js';
+import type { OperationHandlers } from './http/operations.js';
 import type { Router } from './http/router.js';
 import type { EmulatorState } from './state/index.js';
 
 /** The path prefixes of the two documented APIs. */
-export interface EmulatorPrefixes {
-  /** `{messaging_prefix}`: prepended to `/Messaging/...` paths. */
-  readonly messaging: string;
-  /** `{chat_prefix}`: prepended to `/ChatParticipant...` paths. */
-  readonly chat: string;
-}
+export type EmulatorPrefixes = PathPrefixes;
 
 /**
- * What a route group needs: the state, the clock, the logger and the prefixes. The state's
- * Maps are never replaced (reset() clears them), so holding `state` is safe.
+ * What the operation handlers and route groups need: the state, the clock, the logger and the
+ * prefixes. The state's Maps are never replaced (reset() clears them), so holding `state` is safe.
  */
 export interface EmulatorContext {
   readonly state: EmulatorState;
@@ -24,5 +21,8 @@ export interface EmulatorContext {
   now(): Date;
 }
 
-/** A group of routes, registered once when the emulator is created. */
+/** A group of extra routes (the `routeGroups` option), registered once when the emulator is created. */
 export type RouteGroup = (router: Router, context: EmulatorContext) => void;
+
+/** A handler per operation of the platform API, by operation id (routes/index.ts). */
+export type PlatformHandlers = OperationHandlers<PlatformOperations>;

@@ -12,14 +12,16 @@ import {
   queuedFaultSchema,
   type FaultProbabilities,
 } from './emit/faults.js';
+import { createPlatformClient } from '../client/client.js';
 import { createEmulatorApp } from './http/app.js';
 import { checkAllowedHosts, createHostCheck } from './http/hosts.js';
+import { createInProcessFetch } from './http/in-process.js';
 import { createInspector } from './inspector/index.js';
 import { createRouter } from './http/router.js';
 import { parseBody } from './http/validate.js';
 import { createSeededRandom } from './random.js';
 import { controlRoutes } from './routes/control.js';
-import { API_ROUTE_GROUPS } from './routes/index.js';
+import { registerPlatformOperations } from './routes/index.js';
 import { toWebhookConfigRow } from './routes/webhook-config.js';
 import { BadRequestError, NotFoundError } from './errors.js';
 import {
@@ -44,6 +46,9 @@ import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
 export type { Emulator, EmulatorOptions } from './types.js';
 
+/** The origin `emulator.client()` names (any origin works: `emulator.fetch` ignores it). */
+const IN_PROCESS_ORIGIN = 'http://emulator.local';
+
 /** Default of {@link EmulatorOptions.deliveryConcurrency}. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 1;
 
@@ -63,6 +68,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'deliveryLogLimit',
   'faults',
   'routeGroups',
+  'checkResponses',
   'logger',
   'allowedHosts',
 ]);
@@ -94,6 +100,9 @@ function validateOptions(options: EmulatorOptions): void {
     throw new TypeError(
       `retry.backoffMs must be a number >= 0 or a function, got ${String(retry.backoffMs)}`,
     );
+  }
+  if (options.checkResponses !== undefined && typeof options.checkResponses !== 'boolean') {
+    throw new TypeError(`checkResponses must be a boolean, got ${JSON.stringify(options.checkResponses)}`);
   }
   if (options.onDeliveryAttempt !== undefined && typeof options.onDeliveryAttempt !== 'function') {
     throw new TypeError(`onDeliveryAttempt must be a function, got ${typeof options.onDeliveryAttempt}`);
@@ -244,6 +253,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     prefixes,
   });
   http.extensions.use((req, res, next) => inspector.handle(req, res, next));
+  const inProcess = createInProcessFetch(http.listener);
   let server: Server | undefined;
   let url: string | undefined;
 
@@ -256,6 +266,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     clock,
     prefixes,
     listener: http.listener,
+    fetch: inProcess.fetch,
+    client: (apiKey) =>
+      createPlatformClient({
+        baseUrl: IN_PROCESS_ORIGIN,
+        apiKey,
+        messagingPrefix: prefixes.messaging,
+        chatPrefix: prefixes.chat,
+        fetch: inProcess.fetch,
+      }),
     router,
     async listen(port = 0, host = '127.0.0.1') {
       if (server !== undefined) throw new Error('The emulator is already listening');
@@ -275,6 +294,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     },
     async close() {
       inspector.close();
+      await inProcess.close();
       await deliverer.close();
       const running = server;
       server = undefined;
@@ -397,7 +417,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     message: (gstId) => state.messages.get(gstId),
   };
 
-  for (const group of [...API_ROUTE_GROUPS, ...(options.routeGroups ?? [])]) group(router, context);
+  registerPlatformOperations(router, context, {
+    checkResponses: options.checkResponses ?? process.env.NODE_ENV === 'test',
+  });
+  for (const group of options.routeGroups ?? []) group(router, context);
   controlRoutes(router, emulator, triggers);
   return emulator;
 }

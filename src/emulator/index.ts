@@ -37,6 +37,7 @@ export type { RandomSource } from './random.js';
 export * from './errors.js';
 export type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
 export { createRouter, joinPath } from './http/router.js';
+export type { EmulatorFetch } from './http/in-process.js';
 export type {
   AuthContext,
   AuthedRouteRequest,
@@ -48,7 +49,7 @@ export type {
   RouteTable,
 } from './http/router.js';
 export { parseBody } from './http/validate.js';
-export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
+export { toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type {
   DeliveryAttempt,
   DeliveryLogEntry,
@@ -61,12 +62,4 @@ export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js'
 export type { AssignmentOutcome } from './agents.js';
 export * from './state/index.js';
 export * from './triggers.js';
-export { API_ROUTE_GROUPS } from './routes/index.js';
-export {
-  CHAT_PARTICIPANT_PATH,
-  TERMINATE_CHAT_PATH,
-  CHAT_V2_PATHS,
-  ratingWidgetTriggers,
-} from './routes/live-chat.js';
-export { USERS_V1_PATH } from './routes/users.js';
-export { SYSTEM_USERS_PATH } from './routes/system-users.js';
+export { ratingWidgetTriggers } from './routes/live-chat.js';

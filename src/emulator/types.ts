@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import type { PlatformClient } from '../client/client.js';
 import type { WebhookConfig, WebhookType } from '../schemas/index.js';
 import type { EmulatorClock } from './clock.js';
 import type { EmulatorPrefixes, RouteGroup } from './context.js';
@@ -10,6 +11,7 @@ import type {
   DeliveryRetryOptions,
 } from './emit/delivery.js';
 import type { Fault, FaultProbabilities } from './emit/faults.js';
+import type { EmulatorFetch } from './http/in-process.js';
 import type { Router } from './http/router.js';
 import type {
   EmulatorChatParticipant,
@@ -106,8 +108,17 @@ export interface EmulatorOptions {
   readonly deliveryLogLimit?: number;
   /** Random faults applied to every delivery from the start. @default none */
   readonly faults?: FaultProbabilities;
-  /** Route groups added after the built-in ones (for extensions). @default [] */
+  /** Route groups added after the platform API's operations (for extensions). @default [] */
   readonly routeGroups?: readonly RouteGroup[];
+  /**
+   * Check every answer of the platform API against its operation's response schema (the
+   * schema the typed client checks and the OpenAPI document publishes) and the credential rule
+   * (only deprecated operations return credential fields, at any depth): an answer that fails
+   * becomes a 500 naming the operation and the field. On by default under a test runner, so a
+   * test never passes on an answer the platform's contract does not allow.
+   * @default true when `NODE_ENV` is `'test'` (jest and vitest set it), else false
+   */
+  readonly checkResponses?: boolean;
   /** Logger. @default pino({ level: 'silent' }) */
   readonly logger?: Logger;
   /**
@@ -162,6 +173,21 @@ export interface Emulator extends Triggers {
   readonly prefixes: EmulatorPrefixes;
   /** The node:http request listener, to mount the emulator in a server of your own. */
   readonly listener: RequestListener;
+  /**
+   * The HTTP API (platform operations and control surface) as a `fetch`, in process: no port,
+   * no `listen()`. Same authentication, validation, answers and errors as over HTTP (the same
+   * Express app reads the same bytes); the URL's origin is ignored and the DNS-rebinding check
+   * of the Host header does not apply.
+   *
+   * @example
+   * const platform = createPlatformClient({ baseUrl: 'http://emulator.local', apiKey, fetch: emulator.fetch });
+   */
+  readonly fetch: EmulatorFetch;
+  /**
+   * A typed client of the platform API ({@link PlatformClient}) served in process by
+   * {@link Emulator.fetch}, with this emulator's prefixes.
+   */
+  client(apiKey: string): PlatformClient;
   /** The route table (add routes before listening). */
   readonly router: Router;
   /** Starts the HTTP server on 127.0.0.1 (by default); resolves with the base URL. @default port 0 */

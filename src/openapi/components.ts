@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import {
+  emulatorErrorResponseSchema,
+  errorResponseSchema,
+  messagingClientNumberPageSchema,
+  userResponsePageSchema,
+  webhookConfigPageSchema,
+} from '../contract/index.js';
+import {
   chatbotEventV1Schema,
   chatbotEventV2Schema,
   chatbotV1IncomingSchema,
@@ -36,6 +43,7 @@ import {
   availabilityChangeSchema,
   chatParticipantSchema,
   chatParticipantTerminateSchema,
+  chatParticipantViewSchema,
   clientSchema,
   messageResponseSchema,
   messagingClientNumberSchema,
@@ -46,6 +54,7 @@ import {
   systemUserUpdateSchema,
   userCreateSchema,
   userCreatedResponseSchema,
+  userCreditsSchema,
   userResponseSchema,
   userSummarySchema,
   usersForClientPageSchema,
@@ -67,18 +76,6 @@ import {
   webhookConfigSchema,
   webhookConfigUpdateSchema,
 } from '../schemas/webhook-config.js';
-
-/**
- * The documented 401 body (section Errors), shared by every documented endpoint. The emulator
- * answers every error with these fields (plus `code`), so unknown fields are allowed.
- */
-export const errorResponseSchema = z.looseObject({
-  status: z.literal('ERROR'),
-  /** Text indicating an unauthorized user. */
-  message: z.string(),
-  requestId: z.uuid(),
-  timestamp: z.iso.datetime({ offset: true }),
-});
 
 /** What the contract registry knows of one named schema. */
 export interface ContractMeta {
@@ -306,17 +303,34 @@ add(errorResponseSchema, {
   file: 'error-response',
   description: 'The 401 body of every documented endpoint (section Errors).',
 });
+add(emulatorErrorResponseSchema, {
+  id: 'EmulatorErrorResponse',
+  description:
+    "The emulator's error body: the 401 body plus code and, on a 400, field (the request field at fault). The " +
+    'platform’s 403, 409 and other error bodies are not shown in the documentation.',
+});
+add(chatParticipantViewSchema, {
+  id: 'ChatParticipantView',
+  description:
+    'A ChatParticipant as the non-deprecated operations return it: assignedTo and lastAssignedAgent are credential-free ' +
+    'UserResponse records (Authentication point 7).',
+});
+add(userCreditsSchema, {
+  id: 'UserCredits',
+  description:
+    "The caller's credit balance. Its shape is not shown; the emulator answers the balances of the caller's Client.",
+});
 
 // Pages of one resource, request bodies and the other responses.
-add(pageSchema(webhookConfigSchema), {
+add(webhookConfigPageSchema, {
   id: 'MessagingClientWebHookPage',
   description: 'A Page of webhook configurations: the default first, then overrides ordered by phone number.',
 });
-add(pageSchema(messagingClientNumberSchema), {
+add(messagingClientNumberPageSchema, {
   id: 'MessagingClientNumberPage',
   description: 'A Page of number lookup rows.',
 });
-add(pageSchema(userResponseSchema), { id: 'UserResponsePage', description: 'A Page of UserResponse.' });
+add(userResponsePageSchema, { id: 'UserResponsePage', description: 'A Page of UserResponse.' });
 add(usersForClientPageSchema, {
   id: 'UsersForClientPage',
   description:

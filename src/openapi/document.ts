@@ -1,35 +1,55 @@
-import { COMPONENT_REF, CREDENTIAL_FREE, usedComponents, type JsonSchema } from './json-schema.js';
+import { z } from 'zod';
+import {
+  mayReturnCredentials,
+  PAGE_QUERY,
+  PLATFORM_OPERATIONS,
+  type OperationTable,
+  type OperationTag,
+  type PathPrefixes,
+  type PlatformOperation,
+} from '../contract/index.js';
+import {
+  COMPONENT_REF,
+  refuseCredentials,
+  schemaRef,
+  usedComponents,
+  type JsonSchema,
+} from './json-schema.js';
 
 /*
- * The OpenAPI 3.1 document of the platform interface: the operations the interface documentation
- * shows (and the emulator serves) and the webhooks it pushes, around the schemas of
- * json-schema.ts. The operations are data written from the documentation; every schema is a
- * $ref to a component generated from src/schemas.
+ * The OpenAPI 3.1 document of the platform interface: the operations of the operations table
+ * (src/contract: the ones the emulator serves and the typed client calls) and the webhooks the
+ * platform pushes, around the components json-schema.ts generates from src/schemas. No path,
+ * parameter or schema is written here; only the document's wording and conventions are.
  *
  * Conventions (also in the document's info.description and docs/openapi.md):
- * - What the documentation leaves "not shown" stays unspecified: a response whose body is not
- *   shown has no schema (its description says what the emulator answers); v2 chat termination
- *   (paths not shown) is not in the document.
- * - Credential-free operations (every non-deprecated one) answer with schemas that refuse the
- *   nine credential fields at any depth (Authentication point 7); deprecated operations are
- *   `deprecated: true` with `x-replaced-by` naming the replacement's operationId.
- * - Every operation has the documented 401 body; 403 and 409 where the documentation lists them
- *   (body not shown); `default` for anything else.
+ * - The prefixes are folded into the paths (`/chat/ChatParticipant`), with one server,
+ *   `{baseUrl}`: mock servers and generators ignore per-path servers. `x-path-template` keeps
+ *   each path as the documentation writes it; `x-path-prefixes` says which values were folded.
+ * - What the documentation does not show and the emulator chose (a path, a query parameter, a
+ *   response body, an error body) is marked `x-emulator-choice: true` and has the emulator's
+ *   schema, so a client checking responses holds against a mock of the document.
+ * - Authentication point 7 is in the schemas: every object a non-deprecated operation answers
+ *   with lists the credential fields as `not: {}`. Deprecated operations are `deprecated: true`
+ *   with `x-replaced-by` naming the replacement's operationId.
+ * - Every operation has the documented 401 body; 403 and 409 where the documentation lists
+ *   them; `default` for anything else.
  */
 
-/** Where the document's servers point. */
+/** Where the document's server points. */
 export interface OpenApiServerOptions {
   /** `{base_url}`, e.g. `http://127.0.0.1:4010`. */
   readonly baseUrl: string;
-  /** `{messaging_prefix}` and `{chat_prefix}` (the emulator's `prefixes`). */
-  readonly prefixes: { readonly messaging: string; readonly chat: string };
+  /** `{messaging_prefix}` and `{chat_prefix}` (the emulator's `prefixes`), folded into the paths. */
+  readonly prefixes: PathPrefixes;
 }
 
+/** Options of {@link createOpenApiDocument}. */
 export interface OpenApiDocumentOptions {
   /**
-   * One concrete server (the emulator serves its document this way). By default the servers are
-   * templates over `{baseUrl}`, `{messagingPrefix}` and `{chatPrefix}`, with the emulator's
-   * defaults as the variables' defaults.
+   * One concrete server and its prefixes (the emulator serves its document this way). By
+   * default the server is a template over `{baseUrl}`, defaulting to the emulator CLI's
+   * address, and the paths carry the emulator's default prefixes.
    */
   readonly server?: OpenApiServerOptions | undefined;
 }
@@ -49,456 +69,179 @@ export interface OpenApiDocument {
     readonly parameters: Readonly<Record<string, JsonSchema>>;
     readonly responses: Readonly<Record<string, JsonSchema>>;
   };
+  readonly [extension: `x-${string}`]: unknown;
 }
 
 /** The interface version every documented operation carries (section Versioning). */
 export const INTERFACE_VERSION = '3.0.0';
-/** The address the emulator CLI's examples use: the servers' default `{baseUrl}`. */
+/** The address the emulator CLI's examples use: the server's default `{baseUrl}`. */
 const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+/** The emulator's default prefixes, folded into the paths of the document the package ships. */
+const DEFAULT_PREFIXES: PathPrefixes = { messaging: '', chat: '/chat' };
 
-const TAGS = {
-  config: 'Webhook configuration',
-  numbers: 'Number lookup',
-  users: 'Users',
-  systemUsers: 'Users (deprecated SystemUsers)',
-  liveChat: 'Live chat',
-  webhooks: 'Webhooks',
-} as const;
-type Tag = (typeof TAGS)[keyof typeof TAGS];
-
-const TAG_DESCRIPTIONS: Readonly<Record<Tag, string>> = {
-  [TAGS.config]:
-    'MessagingClientWebHook: a client default (messagingNumberId omitted or null) applies to every number without an ' +
-    'override; an override (messagingNumberId set) applies to its number only. At most one default per client and one ' +
-    'override per number; scope cannot change on update; an empty URL disables that webhook type.',
-  [TAGS.numbers]:
-    'Find the messagingNumberId of a number for a webhook override (the nested messagingNumber.id).',
-  [TAGS.users]: 'User management, api/v1: credential-free records only.',
-  [TAGS.systemUsers]:
-    'The deprecated SystemUsers operations: they accept and return credential-bearing SystemUser records.',
-  [TAGS.liveChat]: 'Chat participants: fetch one, and the deprecated terminate/reopen.',
-  [TAGS.webhooks]:
-    'What the platform POSTs to the URLs of the webhook configuration. Answer 200 OK within 5 seconds. ' +
-    'Signing or verification of these requests: not shown.',
+const TAGS: Readonly<
+  Record<OperationTag | 'webhooks', { readonly name: string; readonly description: string }>
+> = {
+  config: {
+    name: 'Webhook configuration',
+    description:
+      'MessagingClientWebHook: a client default (messagingNumberId omitted or null) applies to every number without an ' +
+      'override; an override (messagingNumberId set) applies to its number only. At most one default per client and one ' +
+      'override per number; scope cannot change on update; an empty URL disables that webhook type.',
+  },
+  numbers: {
+    name: 'Number lookup',
+    description:
+      'Find the messagingNumberId of a number for a webhook override (the nested messagingNumber.id).',
+  },
+  users: { name: 'Users', description: 'User management, api/v1: credential-free records only.' },
+  systemUsers: {
+    name: 'Users (deprecated SystemUsers)',
+    description:
+      'The deprecated SystemUsers operations: they accept and return credential-bearing SystemUser records.',
+  },
+  liveChat: {
+    name: 'Live chat',
+    description: 'Chat participants: fetch one, the deprecated terminate/reopen and its v2 replacements.',
+  },
+  webhooks: {
+    name: 'Webhooks',
+    description:
+      'What the platform POSTs to the URLs of the webhook configuration. Answer 200 OK within 5 seconds. ' +
+      'Signing or verification of these requests: not shown.',
+  },
 };
 
 const ref = (name: string): JsonSchema => ({ $ref: `${COMPONENT_REF}${name}` });
 const jsonContent = (schema?: JsonSchema): JsonSchema => ({
   'application/json': schema === undefined ? {} : { schema },
 });
-/** A credential-free body: the schema and Authentication point 7 together. */
-const credentialFree = (schema: JsonSchema): JsonSchema => ({ allOf: [schema, ref(CREDENTIAL_FREE)] });
+/** Marks an object as the emulator's choice where the documentation shows nothing. */
+const CHOICE = { 'x-emulator-choice': true } as const;
 
-interface Response {
-  readonly description: string;
-  readonly schema?: JsonSchema;
-}
-/** A 200 answer with a documented body. */
-const ok = (description: string, schema: JsonSchema): Response => ({ description, schema });
-/** A 200 answer whose body the documentation does not show: no schema (credential-free if the operation is). */
-const notShown = (description: string): Response => ({
-  description: `Body not shown in the interface documentation. ${description}`,
-});
-
-interface OperationSpec {
-  readonly id: string;
-  readonly summary: string;
-  readonly description: string;
-  readonly tag: Tag;
-  /** A deprecated operation: the operationId of its replacement (null when that is not in the document). */
-  readonly replacedBy?: string | null;
-  readonly parameters?: readonly JsonSchema[];
-  readonly body?: { readonly schema: string; readonly required?: boolean };
-  readonly ok: Response;
-  /** Documented error answers other than 401 (their body shape is not shown). */
-  readonly errors?: { readonly 403?: string; readonly 409?: string };
+/** A zod parameter schema as a parameter's JSON Schema (its description goes on the parameter). */
+function parameterSchema(schema: z.ZodType): { schema: JsonSchema; description: string | undefined } {
+  const {
+    $schema: _schema,
+    description,
+    ...json
+  } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'throw',
+  }) as JsonSchema;
+  return { schema: json, description: typeof description === 'string' ? description : undefined };
 }
 
-function operation(spec: OperationSpec): JsonSchema {
-  // Authentication point 7: only the deprecated operations return credential fields, so every
-  // other 200 body refuses them, a body not shown included.
-  const deprecated = spec.replacedBy !== undefined;
-  let okSchema = spec.ok.schema;
-  if (!deprecated) okSchema = okSchema === undefined ? ref(CREDENTIAL_FREE) : credentialFree(okSchema);
-  const responses: JsonSchema = {
+function parameters(operation: PlatformOperation): JsonSchema[] {
+  const list: JsonSchema[] = [];
+  for (const [name, schema] of Object.entries(operation.params?.shape ?? {})) {
+    const { schema: json, description } = parameterSchema(schema as z.ZodType);
+    list.push({ name, in: 'path', required: true, description, schema: json });
+  }
+  for (const [name, schema] of Object.entries(operation.query?.shape ?? {})) {
+    const shared = (Object.entries(PAGE_QUERY) as [string, unknown][]).find(([, page]) => page === schema);
+    if (shared !== undefined) {
+      list.push({ $ref: `#/components/parameters/${shared[0]}` });
+      continue;
+    }
+    const { schema: json, description } = parameterSchema(schema as z.ZodType);
+    list.push({
+      name,
+      in: 'query',
+      required: !(schema as z.ZodType).safeParse(undefined).success,
+      description,
+      schema: json,
+      ...(operation.emulatorChoice?.query?.includes(name) === true ? CHOICE : {}),
+    });
+  }
+  return list;
+}
+
+function requestBody(operation: PlatformOperation): JsonSchema | undefined {
+  const body = operation.body;
+  if (body === undefined) return undefined;
+  if (body.type === 'json') {
+    return { required: body.required, content: jsonContent(schemaRef(body.schema)) };
+  }
+  const bytes = { schema: { type: 'string', format: 'binary' } };
+  return {
+    required: true,
+    description: body.description,
+    content: Object.fromEntries(body.mediaTypes.map((type) => [type, bytes])),
+  };
+}
+
+function responses(id: string, operation: PlatformOperation): JsonSchema {
+  const { response, emulatorChoice } = operation;
+  const credentialFree = !mayReturnCredentials(operation);
+  const description = [
+    emulatorChoice?.response === true ? "Body not shown in the interface documentation: the emulator's." : '',
+    response.description,
+    credentialFree ? 'Credential-free.' : '',
+  ]
+    .filter((part) => part !== '')
+    .join(' ');
+  const schema = schemaRef(response.schema);
+  if (credentialFree) refuseCredentials(schema, `The 200 body of ${id}`);
+  const answers: JsonSchema = {
     '200': {
-      description: deprecated ? spec.ok.description : `${spec.ok.description} Credential-free.`,
-      content: jsonContent(okSchema),
+      description,
+      content: jsonContent(schema),
+      ...(emulatorChoice?.response === true ? CHOICE : {}),
     },
     '401': { $ref: '#/components/responses/Unauthorized' },
   };
   for (const status of ['403', '409'] as const) {
-    const description = spec.errors?.[status];
-    if (description !== undefined) {
-      responses[status] = { description: `${description} Body not shown.`, content: jsonContent() };
+    const text = operation.errors?.[status];
+    if (text !== undefined) {
+      answers[status] = {
+        description: `${text} Body not shown; the emulator answers an EmulatorErrorResponse.`,
+        content: jsonContent(ref('EmulatorErrorResponse')),
+        ...CHOICE,
+      };
     }
   }
-  responses.default = { $ref: '#/components/responses/Other' };
+  answers.default = { $ref: '#/components/responses/Other' };
+  return answers;
+}
+
+function operationObject(id: string, operation: PlatformOperation): JsonSchema {
+  const replacedBy = operation.deprecated?.replacedBy;
+  const body = requestBody(operation);
+  const list = parameters(operation);
   return {
-    operationId: spec.id,
-    summary: spec.summary,
-    description: spec.description,
-    tags: [spec.tag],
-    ...(deprecated ? { deprecated: true } : {}),
-    ...(typeof spec.replacedBy === 'string' ? { 'x-replaced-by': spec.replacedBy } : {}),
-    ...(spec.parameters === undefined ? {} : { parameters: spec.parameters }),
-    ...(spec.body === undefined
-      ? {}
-      : {
-          requestBody: {
-            required: spec.body.required ?? true,
-            content: jsonContent(ref(spec.body.schema)),
-          },
-        }),
-    responses,
+    operationId: id,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [TAGS[operation.tag].name],
+    ...(operation.deprecated === undefined ? {} : { deprecated: true }),
+    ...(typeof replacedBy === 'string' ? { 'x-replaced-by': replacedBy } : {}),
+    ...(operation.auth === 'none' ? { security: [] } : {}),
+    'x-path-template': `{${operation.prefix}_prefix}${operation.path}`,
+    ...(operation.emulatorChoice?.path === true ? CHOICE : {}),
+    ...(list.length === 0 ? {} : { parameters: list }),
+    ...(body === undefined ? {} : { requestBody: body }),
+    responses: responses(id, operation),
   };
 }
 
-const query = (name: string, schema: JsonSchema, description: string, required = false): JsonSchema => ({
-  name,
-  in: 'query',
-  required,
-  description,
-  schema,
-});
-const pathId = (description: string): JsonSchema => ({
-  name: 'id',
-  in: 'path',
-  required: true,
-  description,
-  schema: { type: 'string', minLength: 1 },
-});
-const PAGING = [{ $ref: '#/components/parameters/page' }, { $ref: '#/components/parameters/size' }];
-const arrayOf = (name: string): JsonSchema => ({ type: 'array', items: ref(name) });
-
-const M = '/Messaging';
-const WEBHOOK = `${M}/MessagingClientWebHook`;
-const USERS = `${M}/api/v1/users`;
-const SYSTEM_USERS = `${M}/SystemUsers`;
-
-/** The paths under `{messaging_prefix}`. */
-function messagingPaths(): Record<string, JsonSchema> {
-  return {
-    [WEBHOOK]: {
-      post: operation({
-        id: 'createWebhookConfig',
-        summary: 'Create a webhook configuration',
-        description:
-          'Include messagingNumberId (the nested messagingNumber.id of the number lookup) for a per-number override; ' +
-          'omit it for the client default. The number must belong to your client (scope rule 6).',
-        tag: TAGS.config,
-        body: { schema: 'WebhookConfigCreate' },
-        ok: notShown('The emulator answers with the MessagingClientWebHook row.'),
-        errors: {
-          403: "messagingNumberId is not linked to the authenticated user's client.",
-          409: 'A second client default, or a second override for the same number (scope rule 5).',
-        },
-      }),
-      put: operation({
-        id: 'updateWebhookConfig',
-        summary: 'Update a webhook configuration',
-        description:
-          'Identified by id. An empty string in a URL field disables that type; messagingNumberId is ignored (scope rule 7: ' +
-          'delete and recreate to change scope).',
-        tag: TAGS.config,
-        body: { schema: 'WebhookConfigUpdate' },
-        ok: notShown('The emulator answers with the updated MessagingClientWebHook row.'),
-      }),
-    },
-    [`${WEBHOOK}/getForCurrentLoginUser`]: {
-      get: operation({
-        id: 'getDefaultWebhookConfig',
-        summary: 'Get the client default',
-        description: "Returns only the client default configuration of the caller's client.",
-        tag: TAGS.config,
-        ok: notShown(
-          'The emulator answers with the MessagingClientWebHook row, or 404 when there is no default.',
-        ),
-      }),
-    },
-    [`${WEBHOOK}/list`]: {
-      get: operation({
-        id: 'listWebhookConfigs',
-        summary: 'List webhook configurations',
-        description:
-          'A Page of configurations: the default first, then overrides ordered by their phone number.',
-        tag: TAGS.config,
-        parameters: PAGING,
-        ok: ok('The page.', ref('MessagingClientWebHookPage')),
-      }),
-    },
-    [`${WEBHOOK}/{id}`]: {
-      delete: operation({
-        id: 'deleteWebhookConfig',
-        summary: 'Delete a webhook configuration',
-        description:
-          'Deleting an override re-exposes its number to the client default; deleting the default keeps the overrides and ' +
-          'stops events for every number without one (scope rule 8).',
-        tag: TAGS.config,
-        parameters: [pathId('The id of the configuration.')],
-        ok: notShown('The emulator answers with the deleted MessagingClientWebHook row.'),
-      }),
-    },
-    [`${M}/MessagingClientNumbers/getForCurrentLoginUser`]: {
-      get: operation({
-        id: 'lookupNumbers',
-        summary: 'Number lookup',
-        description:
-          "The caller's numbers whose phone number contains searchString. Send content[].messagingNumber.id as " +
-          'messagingNumberId, never the row id (the client-number link id).',
-        tag: TAGS.numbers,
-        parameters: [
-          query(
-            'searchString',
-            { type: 'string' },
-            'A partial match on the phone number; any fragment works (the emulator lists every number when it is empty).',
-          ),
-          ...PAGING,
-        ],
-        ok: ok('A page of number rows.', ref('MessagingClientNumberPage')),
-      }),
-    },
-    ...userPaths(),
-    ...systemUserPaths(),
-  };
-}
-
-function userPaths(): Record<string, JsonSchema> {
-  return {
-    [`${USERS}/me`]: {
-      get: operation({
-        id: 'getMyProfile',
-        summary: 'Get my profile',
-        description: "The caller's own profile.",
-        tag: TAGS.users,
-        ok: ok('The caller as a UserResponse.', ref('UserResponse')),
-      }),
-    },
-    [USERS]: {
-      get: operation({
-        id: 'listUsers',
-        summary: 'List organization users',
-        description:
-          "UserSummary records of the caller's client (the client comes from the authentication context).",
-        tag: TAGS.users,
-        ok: ok('The users.', arrayOf('UserSummary')),
-      }),
-      post: operation({
-        id: 'createUser',
-        summary: 'Create a user',
-        description:
-          'Takes no password: a one-time temporary password is generated and returned once, in this response; the user ' +
-          'sets their own at first login. The client is clientRef, or the caller’s when omitted.',
-        tag: TAGS.users,
-        body: { schema: 'UserCreate' },
-        ok: ok('The new user and its temporary password.', ref('UserCreatedResponse')),
-      }),
-      put: operation({
-        id: 'updateUser',
-        summary: 'Update a user',
-        description: 'Identified by id; carries no credentials.',
-        tag: TAGS.users,
-        body: { schema: 'UserUpdate' },
-        ok: ok('The updated user.', ref('UserResponse')),
-      }),
-    },
-    [`${USERS}/{id}`]: {
-      delete: operation({
-        id: 'deleteUser',
-        summary: 'Delete a user',
-        description:
-          'Soft delete: the user is disabled, signed out and removed from teams; the record is retained.',
-        tag: TAGS.users,
-        parameters: [pathId('The id of the user.')],
-        ok: notShown('The emulator answers with the deleted user as a UserResponse.'),
-      }),
-    },
-    [`${USERS}/page`]: {
-      get: operation({
-        id: 'listUsersPage',
-        summary: 'List users (paginated)',
-        description: 'A page of UserResponse for a client.',
-        tag: TAGS.users,
-        parameters: [
-          query('clientRef', { type: 'string' }, "The client (default: the caller's)."),
-          ...PAGING,
-        ],
-        ok: ok('The page.', ref('UserResponsePage')),
-      }),
-    },
-    [`${USERS}/availability`]: {
-      put: operation({
-        id: 'changeAvailability',
-        summary: 'Change availability',
-        description: "Toggles the authenticated agent's online/offline status (availabilityStatus).",
-        tag: TAGS.users,
-        body: { schema: 'AvailabilityChange', required: false },
-        ok: ok('The caller after the change.', ref('UserResponse')),
-      }),
-    },
-    [`${USERS}/agent-chat-limit`]: {
-      put: operation({
-        id: 'setAgentChatLimit',
-        summary: 'Set agent chat limit',
-        description: 'Sets the maximum concurrent chats (agentChatLimit) of an agent for the given client.',
-        tag: TAGS.users,
-        body: { schema: 'AgentChatLimitChange' },
-        ok: notShown('The emulator answers with the agent as a UserResponse.'),
-      }),
-    },
-    [`${USERS}/me/password/change`]: {
-      post: operation({
-        id: 'changeMyPassword',
-        summary: 'Change my password',
-        description: 'Requires the old password, the new password and its confirmation.',
-        tag: TAGS.users,
-        body: { schema: 'PasswordChange' },
-        ok: ok('Done.', ref('MessageResponse')),
-      }),
-    },
-    [`${USERS}/me/credits`]: {
-      get: operation({
-        id: 'getMyCredits',
-        summary: 'Get my credits',
-        description: 'The credit balance of the authenticated caller.',
-        tag: TAGS.users,
-        ok: notShown("The emulator answers with the balances of the caller's Client."),
-      }),
-    },
-  };
-}
-
-function systemUserPaths(): Record<string, JsonSchema> {
-  return {
-    [SYSTEM_USERS]: {
-      post: operation({
-        id: 'createSystemUser',
-        summary: 'Create a user (deprecated)',
-        description: 'Accepts and returns credential-bearing SystemUser fields.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'createUser',
-        body: { schema: 'SystemUserCreate' },
-        ok: ok('The new user, credential-bearing.', ref('SystemUser')),
-      }),
-      put: operation({
-        id: 'updateSystemUser',
-        summary: 'Update a user (deprecated)',
-        description: 'Accepts and returns credential-bearing fields.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'updateUser',
-        body: { schema: 'SystemUserUpdate' },
-        ok: ok('The updated user, credential-bearing.', ref('SystemUser')),
-      }),
-    },
-    [`${SYSTEM_USERS}/getCurrentLoginSystemUser`]: {
-      get: operation({
-        id: 'getCurrentLoginSystemUser',
-        summary: 'Get the current user (deprecated)',
-        description: 'Credential-bearing.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'getMyProfile',
-        ok: ok('The caller, credential-bearing.', ref('SystemUser')),
-      }),
-    },
-    [`${SYSTEM_USERS}/getCurrentClientUsers`]: {
-      get: operation({
-        id: 'getCurrentClientUsers',
-        summary: "Get the client's users (deprecated)",
-        description: 'Supervisor-only: full SystemUser records.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'listUsers',
-        ok: ok('The users, credential-bearing.', arrayOf('SystemUser')),
-        errors: { 403: 'The caller does not have the SUPERVISOR live-chat role.' },
-      }),
-    },
-    [`${SYSTEM_USERS}/getUsersForClient`]: {
-      get: operation({
-        id: 'getUsersForClient',
-        summary: 'Get users for a client, paginated (deprecated)',
-        description: 'Credential-bearing SystemUser records of one client.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'listUsersPage',
-        parameters: [query('clientRef', { type: 'string' }, 'The client reference.', true), ...PAGING],
-        ok: ok('content, totalElements, totalPages.', ref('UsersForClientPage')),
-      }),
-    },
-    [`${SYSTEM_USERS}/changeAvailableStatus`]: {
-      put: operation({
-        id: 'changeAvailableStatus',
-        summary: 'Change availability (deprecated)',
-        description: "Toggles the authenticated agent's online/offline status; credential-bearing result.",
-        tag: TAGS.systemUsers,
-        replacedBy: 'changeAvailability',
-        body: { schema: 'AvailabilityChange', required: false },
-        ok: ok('The caller after the change, credential-bearing.', ref('SystemUser')),
-      }),
-    },
-    [`${SYSTEM_USERS}/updateAgentChatLimit`]: {
-      put: operation({
-        id: 'updateAgentChatLimit',
-        summary: 'Set agent chat limit (deprecated)',
-        description: 'Behaviour identical to Set agent chat limit.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'setAgentChatLimit',
-        body: { schema: 'AgentChatLimitChange' },
-        ok: notShown('The emulator answers like setAgentChatLimit (a UserResponse).'),
-      }),
-    },
-    [`${SYSTEM_USERS}/changePassword`]: {
-      post: operation({
-        id: 'changePassword',
-        summary: 'Change password (deprecated)',
-        description: 'Behaviour identical to Change my password.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'changeMyPassword',
-        body: { schema: 'PasswordChange' },
-        ok: ok('Done.', ref('MessageResponse')),
-      }),
-    },
-    [`${SYSTEM_USERS}/getMessagingCreditsForCurrentLoginUser`]: {
-      get: operation({
-        id: 'getMessagingCreditsForCurrentLoginUser',
-        summary: 'Get my credits (deprecated)',
-        description: 'Behaviour identical to Get my credits.',
-        tag: TAGS.systemUsers,
-        replacedBy: 'getMyCredits',
-        ok: notShown('The emulator answers like getMyCredits.'),
-      }),
-    },
-  };
-}
-
-/** The paths under `{chat_prefix}`. */
-function chatPaths(): Record<string, JsonSchema> {
-  return {
-    '/ChatParticipant': {
-      get: operation({
-        id: 'getChatParticipant',
-        summary: 'Get a chat participant',
-        description:
-          'The participant record, to toggle conversationClosed and send back whole to the deprecated terminate ' +
-          '(merge rule 4). The query parameter is not shown in the documentation; the emulator reads id.',
-        tag: TAGS.liveChat,
-        parameters: [query('id', { type: 'string', minLength: 1 }, 'The chat participant id.', true)],
-        ok: ok('The participant (assignedTo and lastAssignedAgent included).', ref('ChatParticipant')),
-      }),
-    },
-    '/ChatParticipant/terminateChatParticipantChat': {
-      put: operation({
-        id: 'terminateChatParticipantChat',
-        summary: 'Terminate or reopen a chat (deprecated)',
-        description:
-          'conversationClosed true terminates, false reopens. Fetch the participant, toggle conversationClosed and send ' +
-          'the complete object back: omitted flags become false and an omitted assignedTo clears the assignment. ' +
-          'Terminating with sendRatingWidget true moves assignedTo to lastAssignedAgent, sets expectingRating and ' +
-          'triggers the rating widget. Replaced by the v2 terminate and reopen operations (paths not shown).',
-        tag: TAGS.liveChat,
-        replacedBy: null,
-        body: { schema: 'ChatParticipantTerminate' },
-        ok: notShown('The emulator answers with the updated ChatParticipant (assignedTo as a SystemUser).'),
-      }),
-    },
-  };
+/**
+ * The paths: every operation of `table`, its prefix folded into its path. The document's table
+ * is the platform's; another table (a test's) gives its own paths.
+ */
+export function openApiPaths(table: OperationTable, prefixes: PathPrefixes): Record<string, JsonSchema> {
+  const items: Record<string, JsonSchema> = {};
+  for (const [id, operation] of Object.entries(table)) {
+    const replacedBy = operation.deprecated?.replacedBy;
+    if (typeof replacedBy === 'string' && !(replacedBy in table)) {
+      throw new TypeError(`${id} is replaced by ${replacedBy}, which is not in the operations table`);
+    }
+    const path = `${prefixes[operation.prefix].replace(/\/+$/, '')}${operation.path}`;
+    const item = (items[path] ??= {});
+    item[operation.method.toLowerCase()] = operationObject(id, operation);
+  }
+  return items;
 }
 
 interface WebhookSpec {
@@ -572,7 +315,7 @@ function webhooks(): Record<string, JsonSchema> {
           operationId: `${name}Webhook`,
           summary: spec.summary,
           description: `${spec.description} Sent to the configuration's ${spec.urlField}.`,
-          tags: [TAGS.webhooks],
+          tags: [TAGS.webhooks.name],
           security: [],
           'x-webhook-type': spec.type,
           'x-url-field': spec.urlField,
@@ -591,28 +334,32 @@ function webhooks(): Record<string, JsonSchema> {
   );
 }
 
-function servers(options: OpenApiDocumentOptions, prefix: 'messaging' | 'chat'): JsonSchema[] {
+function servers(options: OpenApiDocumentOptions): JsonSchema[] {
   if (options.server !== undefined) {
-    const { baseUrl, prefixes } = options.server;
-    return [{ url: `${baseUrl.replace(/\/+$/, '')}${prefixes[prefix]}`, description: 'This emulator.' }];
+    return [{ url: options.server.baseUrl.replace(/\/+$/, ''), description: 'This emulator.' }];
   }
-  const variable = prefix === 'messaging' ? 'messagingPrefix' : 'chatPrefix';
   return [
     {
-      url: `{baseUrl}{${variable}}`,
-      description: `{base_url}{${prefix}_prefix} of the interface documentation.`,
+      url: '{baseUrl}',
+      description:
+        '{base_url} of the interface documentation. The paths carry the prefixes (x-path-prefixes): generate the ' +
+        "document with your platform's prefixes if they differ.",
       variables: {
         baseUrl: {
           default: DEFAULT_BASE_URL,
           description: "{base_url}: the platform's base URL (default: the emulator CLI's example address).",
         },
-        [variable]: {
-          default: prefix === 'messaging' ? '' : '/chat',
-          description: `{${prefix}_prefix}: the path prefix of the ${prefix === 'messaging' ? 'messaging' : 'live-chat'} API (default: the emulator's).`,
-        },
       },
     },
   ];
+}
+
+/** A page/size parameter component, from the zod schema the emulator reads it with. */
+function pageParameter(name: keyof typeof PAGE_QUERY): JsonSchema {
+  const { schema, description } = parameterSchema(PAGE_QUERY[name]);
+  // the maximum is the emulator's (not shown in the documentation): its description says so
+  const { maximum: _maximum, ...bounds } = schema;
+  return { name, in: 'query', required: false, description, schema: bounds };
 }
 
 const RESPONSES: Readonly<Record<string, JsonSchema>> = {
@@ -624,39 +371,41 @@ const RESPONSES: Readonly<Record<string, JsonSchema>> = {
     description:
       'Any other error: not shown in the interface documentation. The emulator answers 400 for a malformed request ' +
       'and 404 for an unknown id, with the 401 body plus code (and field on a 400).',
-    content: jsonContent(),
+    content: jsonContent(ref('EmulatorErrorResponse')),
+    ...CHOICE,
   },
 };
 
 const DESCRIPTION = `The webhook configuration, number lookup, user-management and live-chat operations of the
 messaging platform, and the five webhooks it pushes (chatbot v1 and v2 as their own payloads).
 
-Generated from the zod schemas of the messaging-webhooks package (src/schemas, src/openapi) at build
-time: never edit it by hand.
+Generated from the operations table and the zod schemas of the messaging-webhooks package
+(src/contract, src/schemas) at build time: never edit it by hand.
 
 - **Authentication**: every operation sends the developer key in the Authorization header, with no
   Bearer prefix (\`Authorization: <API_KEY>\`), and documents the 401 body.
+- **Prefixes**: \`{messaging_prefix}\` and \`{chat_prefix}\` are folded into the paths
+  (\`x-path-prefixes\` gives their values, \`x-path-template\` each path as the documentation writes it);
+  the server is \`{baseUrl}\`.
 - **Open enums**: where the receiver accepts values the documentation does not list, a field is
   \`anyOf\` of the documented \`enum\` and any string; a union of payload branches ends with a branch
   whose discriminator is \`not\` any documented value.
-- **Not shown**: what the documentation does not show stays unspecified: such a response has no
-  schema, and its description says what the emulator answers.
-- **Credentials**: only the deprecated operations return credential fields; every other response
-  schema refuses them at any depth (component CredentialFree).
+- **Not shown**: what the documentation does not show (the v2 terminate/reopen paths, a query
+  parameter, a response or error body) is the emulator's choice, marked \`x-emulator-choice: true\`,
+  with the emulator's schema.
+- **Credentials**: only the deprecated operations return credential fields; every object the other
+  operations answer with lists them as \`not: {}\`.
 - **Deprecated** operations are \`deprecated: true\`, with \`x-replaced-by\` naming the replacement.`;
 
 /**
- * The OpenAPI 3.1 document of the platform interface, generated from the zod schemas. The build
- * writes it to `dist/openapi.json` (package export `messaging-webhooks/openapi.json`); the
- * emulator serves it at `/_emulator/openapi.json` with its own server.
+ * The OpenAPI 3.1 document of the platform interface, generated from the operations table and
+ * the zod schemas. The build writes it to `dist/openapi.json` (package export
+ * `messaging-webhooks/openapi.json`); the emulator serves it at `/_emulator/openapi.json` with
+ * its own server and prefixes.
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
-  const chatServers = servers(options, 'chat');
-  const chat = Object.fromEntries(
-    Object.entries(chatPaths()).map(([path, item]) => [path, { servers: chatServers, ...item }]),
-  );
-  const paths = { ...messagingPaths(), ...chat };
-  const responses = RESPONSES;
+  const prefixes = options.server?.prefixes ?? DEFAULT_PREFIXES;
+  const pathItems = openApiPaths(PLATFORM_OPERATIONS, prefixes);
   const webhookItems = webhooks();
   return {
     openapi: '3.1.0',
@@ -666,13 +415,14 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: servers(options, 'messaging'),
+    servers: servers(options),
+    'x-path-prefixes': { messaging: prefixes.messaging, chat: prefixes.chat },
     security: [{ apikeyAuth: [] }],
-    tags: Object.values(TAGS).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
-    paths,
+    tags: Object.values(TAGS).map(({ name, description }) => ({ name, description })),
+    paths: pathItems,
     webhooks: webhookItems,
     components: {
-      schemas: usedComponents([paths, webhookItems, responses]),
+      schemas: usedComponents([pathItems, webhookItems, RESPONSES]),
       securitySchemes: {
         apikeyAuth: {
           type: 'apiKey',
@@ -681,25 +431,18 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
           description: 'The developer key itself, with no Bearer prefix: `Authorization: <API_KEY>`.',
         },
       },
-      parameters: {
-        page: query('page', { type: 'integer', minimum: 0 }, 'Zero-based page index (default 0).'),
-        size: query(
-          'size',
-          { type: 'integer', minimum: 1 },
-          'Records per page. Default and maximum not shown; the emulator uses 20 and accepts up to 1000.',
-        ),
-      },
-      responses,
+      parameters: { page: pageParameter('page'), size: pageParameter('size') },
+      responses: RESPONSES,
     },
   };
 }
 
 /**
  * The document as an emulator serves it: one server, the emulator's address as the client sees
- * it (the Host header, else `emulator.url`) and its prefixes.
+ * it (the Host header, else `emulator.url`), and its prefixes in the paths.
  */
 export function servedOpenApiDocument(
-  emulator: { readonly url: string | undefined; readonly prefixes: OpenApiServerOptions['prefixes'] },
+  emulator: { readonly url: string | undefined; readonly prefixes: PathPrefixes },
   host: string | undefined,
 ): OpenApiDocument {
   const baseUrl = host === undefined ? (emulator.url ?? '') : `http://${host}`;

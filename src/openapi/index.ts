@@ -17,4 +17,4 @@ export {
   type OpenApiServerOptions,
 } from './document.js';
 export { jsonSchemaFiles, standaloneJsonSchema, type JsonSchema } from './json-schema.js';
-export { errorResponseSchema } from './components.js';
+export { errorResponseSchema } from '../contract/index.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mayReturnCredentials, operationEntries } from '../contract/index.js';
 import { OPEN_ENUMS, UNLISTED_VALUES } from '../schemas/json-schema-meta.js';
 import { CREDENTIAL_FIELDS } from '../schemas/resources.js';
 import { webhookUrlSchema } from '../schemas/webhook-config.js';
@@ -21,8 +22,15 @@ import { CONTRACT, CONTRACT_ENTRIES } from './components.js';
  * - Unlisted discriminators (`unlistedValue`, a refinement): a non-empty string `not` in the
  *   documented values, which keeps the fallback branch of an open union from accepting a
  *   documented value whose own branch failed.
- * - The webhook URL fields (a refinement): the empty string or an absolute http(s) URL.
+ * - The webhook URL fields (a refinement): the empty string or an absolute http(s) URL, each
+ *   branch typed (a generator types an untyped branch as `unknown`).
  * Any other schema zod cannot represent (a transform, a custom type) throws at build time.
+ *
+ * Authentication point 7 (only the deprecated operations return the nine credential fields) is
+ * written into the schemas: every object of a component a non-deprecated operation answers
+ * with, at any depth, refuses them as property names (validators refuse a record carrying one;
+ * generators, which do not read `propertyNames`, see them absent); a component that declares
+ * one of them there fails the build.
  */
 
 /** A JSON Schema (or OpenAPI schema object) as plain data. */
@@ -32,32 +40,6 @@ export type JsonSchema = { [keyword: string]: unknown };
 export const COMPONENT_REF = '#/components/schemas/';
 /** Where a standalone JSON Schema file keeps the components it uses. */
 const DEFS_REF = '#/$defs/';
-
-/** The name of the component every credential-free response uses (Authentication point 7). */
-export const CREDENTIAL_FREE = 'CredentialFree';
-
-/**
- * Authentication point 7 as a schema: a JSON value in which no object, at any depth, carries
- * one of the nine credential fields. Written here, not in zod: the zod response schemas strip
- * unknown fields instead of refusing them (a client must not fail on an addition).
- */
-function credentialFreeSchema(): JsonSchema {
-  const self = { $ref: `${COMPONENT_REF}${CREDENTIAL_FREE}` };
-  return {
-    description:
-      'Credential-free (Authentication point 7): no object at any depth carries one of the credential fields ' +
-      `(${CREDENTIAL_FIELDS.join(', ')}); only the deprecated operations return them.`,
-    anyOf: [
-      {
-        type: 'object',
-        properties: Object.fromEntries(CREDENTIAL_FIELDS.map((field) => [field, false])),
-        additionalProperties: self,
-      },
-      { type: 'array', items: self },
-      { type: ['string', 'number', 'boolean', 'null'] },
-    ],
-  };
-}
 
 function override(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
   const json = ctx.jsonSchema as JsonSchema;
@@ -80,8 +62,10 @@ function override(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSch
   }
   if (ctx.zodSchema === webhookUrlSchema) {
     replace(json, {
-      type: 'string',
-      anyOf: [{ const: '' }, { format: 'uri', pattern: '^https?://[^/?#\\s]+' }],
+      anyOf: [
+        { type: 'string', const: '' },
+        { type: 'string', format: 'uri', pattern: '^https?://[^/?#\\s]+' },
+      ],
       description:
         'The empty string (that webhook type is disabled, scope rule 4) or an absolute http(s) URL.',
     });
@@ -119,8 +103,95 @@ function build(): Record<string, JsonSchema> {
     const { $schema: _schema, $id: _id, ...schema } = schemas[id] as JsonSchema;
     components[id] = { description, ...schema };
   }
-  components[CREDENTIAL_FREE] = credentialFreeSchema();
+  for (const schema of Object.values(components)) walk(schema, absentAsPropertyNames);
+  for (const name of credentialFreeComponents(components)) {
+    refuseCredentials(components[name] as JsonSchema, name);
+  }
   return sortKeys(components);
+}
+
+/**
+ * A zod schema of the operations table as a schema of the document: a `$ref` to its component
+ * when components.ts names it, an array of one, or else the schema written in place (the named
+ * schemas inside it still `$ref`s), so a new row needs no registration to be documented.
+ */
+export function schemaRef(schema: z.ZodType): JsonSchema {
+  if (schema instanceof z.ZodArray) return { type: 'array', items: schemaRef(schema.element as z.ZodType) };
+  const meta = CONTRACT.get(schema);
+  if (meta !== undefined) return { $ref: `${COMPONENT_REF}${meta.id}` };
+  const {
+    $schema: _schema,
+    $defs: _defs,
+    ...json
+  } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'throw',
+    metadata: CONTRACT,
+    override,
+  }) as JsonSchema;
+  walk(json, (node) => {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
+      node.$ref = `${COMPONENT_REF}${node.$ref.slice('#/$defs/'.length)}`;
+    }
+  });
+  walk(json, absentAsPropertyNames);
+  return json;
+}
+
+/** The components the non-deprecated operations answer with, and every component they refer to. */
+function credentialFreeComponents(components: Record<string, JsonSchema>): Set<string> {
+  const names = new Set<string>();
+  const pending = operationEntries()
+    .filter(([, operation]) => !mayReturnCredentials(operation))
+    .flatMap(([, operation]) => refsOf(schemaRef(operation.response.schema)));
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (names.has(name)) continue;
+    names.add(name);
+    pending.push(...refsOf(components[name]));
+  }
+  return names;
+}
+
+/** Adds `names` to the property names an object schema refuses. */
+function refuseNames(node: JsonSchema, names: readonly string[]): void {
+  const refused = { not: { enum: [...names] } };
+  node.propertyNames = node.propertyNames === undefined ? refused : { allOf: [node.propertyNames, refused] };
+}
+
+/**
+ * A property that must be absent (zod's `never().optional()`, written `not: {}`) becomes a
+ * refused property name: generators type a `not: {}` property as `unknown`, not as absent.
+ */
+function absentAsPropertyNames(node: JsonSchema): void {
+  const properties = node.properties as Record<string, JsonSchema> | undefined;
+  if (properties === undefined) return;
+  const absent = Object.keys(properties).filter((key) => JSON.stringify(properties[key]) === '{"not":{}}');
+  if (absent.length === 0) return;
+  for (const key of absent) delete properties[key];
+  refuseNames(node, absent);
+}
+
+/**
+ * Refuses every credential field as a property name of each object of `schema`, $refs aside
+ * (document.ts applies it to a credential-free answer written in place).
+ * `propertyNames`, not a `not: {}` property: a mock server generating an example from a
+ * schema writes out every listed property, a refused one included, and breaks the document.
+ */
+export function refuseCredentials(schema: JsonSchema, name: string): void {
+  walk(schema, (node) => {
+    if (node.type !== 'object') return;
+    const properties = (node.properties ?? {}) as Record<string, unknown>;
+    for (const field of CREDENTIAL_FIELDS) {
+      if (field in properties) {
+        throw new TypeError(
+          `${name} is answered by a non-deprecated operation but declares the credential field ${field}`,
+        );
+      }
+    }
+    refuseNames(node, CREDENTIAL_FIELDS);
+  });
 }
 
 /**

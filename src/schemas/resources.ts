@@ -478,14 +478,14 @@ export function pageSchema<T extends z.ZodType>(item: T) {
     size: z.number().int(),
   });
 }
-/** A Page of `T`. */
-export interface Page<T> {
+/** A Page of `T` (a type, not an interface, so it meets the open object {@link pageSchema} reads). */
+export type Page<T> = {
   readonly content: T[];
   readonly totalElements: number;
   readonly totalPages: number;
   readonly number: number;
   readonly size: number;
-}
+};
 
 /** getUsersForClient response: content (SystemUser), totalElements, totalPages. */
 export const usersForClientPageSchema = z.looseObject({

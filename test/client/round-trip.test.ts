@@ -1,7 +1,8 @@
 /*
- * The typed client against the emulator over real HTTP (emulator.listen(0) on 127.0.0.1): one
- * round trip per documented operation, a check that the table covers every client method, and
- * the typed errors for the documented failure statuses.
+ * The typed client against the emulator, twice: over real HTTP (emulator.listen(0) on
+ * 127.0.0.1) and in process with no port (`emulator.fetch`, the emulator never listening). One
+ * round trip per operation, a check that the table covers every client method, and the typed
+ * errors for the documented failure statuses: both transports must answer alike.
  */
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import {
@@ -13,25 +14,42 @@ import {
   PlatformNotFoundError,
   PlatformUnauthorizedError,
   type PlatformClient,
+  type PlatformClientOptions,
 } from '../../src/client/index.js';
 import { createSuiteSeed, IDS, KEYS, T0 } from '../emulator/users/fixtures.js';
 
-let emulator: Emulator;
-let url: string;
-const clientFor = (apiKey: string): PlatformClient => createPlatformClient({ baseUrl: url, apiKey });
-let supervisor: PlatformClient;
+type Prefixes = Pick<PlatformClientOptions, 'messagingPrefix' | 'chatPrefix'>;
 
-beforeAll(async () => {
-  emulator = createEmulator({ seed: createSuiteSeed(), clock: T0, retry: { attempts: 1 } });
-  url = await emulator.listen(0);
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.reset();
-  supervisor = clientFor(KEYS.supervisor);
-});
+/** How a test reaches an emulator. */
+interface Transport {
+  /** Whether the emulator listens on a port. */
+  readonly listens: boolean;
+  /** A client of `target`; `url` is where it listens (undefined when it does not). */
+  client(target: Emulator, url: string | undefined, apiKey: string, prefixes?: Prefixes): PlatformClient;
+}
+
+const TRANSPORTS: readonly (readonly [string, Transport])[] = [
+  [
+    'over HTTP',
+    {
+      listens: true,
+      client: (_target, url, apiKey, prefixes = {}) =>
+        createPlatformClient({ baseUrl: url ?? '', apiKey, ...prefixes }),
+    },
+  ],
+  [
+    'in process, no port (emulator.fetch)',
+    {
+      listens: false,
+      client: (target, _url, apiKey, prefixes = {}) =>
+        createPlatformClient({ baseUrl: 'http://emulator.local', apiKey, ...prefixes, fetch: target.fetch }),
+    },
+  ],
+];
+
+let emulator: Emulator;
+let clientFor: (apiKey: string) => PlatformClient;
+let supervisor: PlatformClient;
 
 const LITE = { msisdn: '+27820000001', id: '00000000-0000-4000-8000-000000000041' };
 
@@ -387,88 +405,118 @@ const operations: Operation[] = [
   },
 ];
 
-describe('client ↔ emulator round trip', () => {
-  it.each(operations.map((op) => [`${op.group}.${op.method}`, op] as const))('%s', async (_, op) => {
-    await op.run();
+describe.each(TRANSPORTS)('%s', (_name, transport) => {
+  let url: string | undefined;
+
+  beforeAll(async () => {
+    emulator = createEmulator({ seed: createSuiteSeed(), clock: T0, retry: { attempts: 1 } });
+    url = transport.listens ? await emulator.listen(0) : undefined;
+    clientFor = (apiKey) => transport.client(emulator, url, apiKey);
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+  beforeEach(() => {
+    emulator.reset();
+    supervisor = clientFor(KEYS.supervisor);
   });
 
-  it('the table covers every method of the client', () => {
-    const client = clientFor(KEYS.supervisor);
-    const methods = Object.entries(client).flatMap(([group, api]) =>
-      Object.keys(api as object).map((m) => `${group}.${m}`),
-    );
-    expect(operations.map((op) => `${op.group}.${op.method}`).sort()).toEqual(methods.sort());
-  });
-
-  it('honours messagingPrefix and chatPrefix', async () => {
-    const prefixed = createEmulator({
-      seed: createSuiteSeed(),
-      messagingPrefix: '/api',
-      chatPrefix: '/live',
+  describe('client ↔ emulator round trip', () => {
+    it.each(operations.map((op) => [`${op.group}.${op.method}`, op] as const))('%s', async (_, op) => {
+      await op.run();
     });
-    const base = await prefixed.listen(0);
-    try {
-      const client = createPlatformClient({
-        baseUrl: base,
-        apiKey: KEYS.supervisor,
+
+    it('the table covers every method of the client', () => {
+      const client = clientFor(KEYS.supervisor);
+      const methods = Object.entries(client).flatMap(([group, api]) =>
+        Object.keys(api as object).map((m) => `${group}.${m}`),
+      );
+      expect(operations.map((op) => `${op.group}.${op.method}`).sort()).toEqual(methods.sort());
+    });
+
+    it('honours messagingPrefix and chatPrefix', async () => {
+      const prefixed = createEmulator({
+        seed: createSuiteSeed(),
         messagingPrefix: '/api',
         chatPrefix: '/live',
       });
-      expect(await client.users.me()).toMatchObject({ id: IDS.supervisor });
-      expect(await client.chatParticipants.get(IDS.openChat)).toMatchObject({ id: IDS.openChat });
-      const wrong = createPlatformClient({ baseUrl: base, apiKey: KEYS.supervisor });
-      await expect(wrong.users.me()).rejects.toBeInstanceOf(PlatformNotFoundError);
-    } finally {
-      await prefixed.close();
-    }
+      const base = transport.listens ? await prefixed.listen(0) : undefined;
+      try {
+        const client = transport.client(prefixed, base, KEYS.supervisor, {
+          messagingPrefix: '/api',
+          chatPrefix: '/live',
+        });
+        expect(await client.users.me()).toMatchObject({ id: IDS.supervisor });
+        expect(await client.chatParticipants.get(IDS.openChat)).toMatchObject({ id: IDS.openChat });
+        const wrong = transport.client(prefixed, base, KEYS.supervisor);
+        await expect(wrong.users.me()).rejects.toBeInstanceOf(PlatformNotFoundError);
+        // emulator.client(): in process, with the emulator's own prefixes
+        expect(await prefixed.client(KEYS.supervisor).chatParticipants.get(IDS.openChat)).toMatchObject({
+          id: IDS.openChat,
+        });
+        expect(prefixed.url).toBe(base);
+      } finally {
+        await prefixed.close();
+      }
+    });
+
+    it('call() reaches any operation of the table by id, typed by it', async () => {
+      const chat = await supervisor.call('terminateChatParticipant', { params: { id: IDS.openChat } });
+      expect(chat).toMatchObject({ id: IDS.openChat, conversationClosed: true });
+      const page = await supervisor.call('listUsersPage', { query: { size: 1 } });
+      expect(page).toMatchObject({ totalElements: 3, size: 1 });
+      await expect(supervisor.call('getChatParticipant', { query: { id: 'nope' } })).rejects.toBeInstanceOf(
+        PlatformNotFoundError,
+      );
+    });
   });
-});
 
-describe('typed errors carry status and body', () => {
-  const table = [
-    {
-      status: 400,
-      type: PlatformBadRequestError,
-      code: 'BAD_REQUEST',
-      run: () => supervisor.users.create({ email: 'not-an-email' }),
-    },
-    {
-      status: 401,
-      type: PlatformUnauthorizedError,
-      code: 'UNAUTHORIZED',
-      run: () => clientFor('wrong-key').users.me(),
-    },
-    {
-      status: 403,
-      type: PlatformForbiddenError,
-      code: 'FORBIDDEN',
-      run: () => supervisor.webhooks.create({ messagingNumberId: '00000000-0000-4000-8000-000000000043' }),
-    },
-    {
-      status: 404,
-      type: PlatformNotFoundError,
-      code: 'NOT_FOUND',
-      run: () => supervisor.chatParticipants.get('nope'),
-    },
-    {
-      status: 409,
-      type: PlatformConflictError,
-      code: 'CONFLICT',
-      run: async () => {
-        await supervisor.webhooks.create({});
-        return supervisor.webhooks.create({});
+  describe('typed errors carry status and body', () => {
+    const table = [
+      {
+        status: 400,
+        type: PlatformBadRequestError,
+        code: 'BAD_REQUEST',
+        run: () => supervisor.users.create({ email: 'not-an-email' }),
       },
-    },
-  ] as const;
+      {
+        status: 401,
+        type: PlatformUnauthorizedError,
+        code: 'UNAUTHORIZED',
+        run: () => clientFor('wrong-key').users.me(),
+      },
+      {
+        status: 403,
+        type: PlatformForbiddenError,
+        code: 'FORBIDDEN',
+        run: () => supervisor.webhooks.create({ messagingNumberId: '00000000-0000-4000-8000-000000000043' }),
+      },
+      {
+        status: 404,
+        type: PlatformNotFoundError,
+        code: 'NOT_FOUND',
+        run: () => supervisor.chatParticipants.get('nope'),
+      },
+      {
+        status: 409,
+        type: PlatformConflictError,
+        code: 'CONFLICT',
+        run: async () => {
+          await supervisor.webhooks.create({});
+          return supervisor.webhooks.create({});
+        },
+      },
+    ] as const;
 
-  it.each(table)('$status → $code', async ({ status, type, code, run }) => {
-    const error: unknown = await run().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(type);
-    expect(error).toBeInstanceOf(PlatformError);
-    expect(error).toMatchObject({ status, code, body: { status: 'ERROR', message: expect.any(String) } });
-    expect((error as Error).message).toContain(String(status));
+    it.each(table)('$status → $code', async ({ status, type, code, run }) => {
+      const error: unknown = await run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(type);
+      expect(error).toBeInstanceOf(PlatformError);
+      expect(error).toMatchObject({ status, code, body: { status: 'ERROR', message: expect.any(String) } });
+      expect((error as Error).message).toContain(String(status));
+    });
   });
 });

@@ -9,8 +9,8 @@ import { assertBuilt, runCli } from '../cli/run-cli.js';
 /**
  * The shipped artifacts are what the schemas generate now: the built dist/openapi.json and
  * dist/schemas/json/*.json (CI builds before testing; locally run `npm run build` first), the
- * CLI's output (JSON and YAML), and the emulator's served copy, whose only difference is its
- * server. package.json exports them under the documented names.
+ * CLI's output (JSON and YAML), and the emulator's served copy, whose only differences are its
+ * server and its prefixes in the paths. package.json exports them under the documented names.
  */
 const repo = (path: string): string => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const readJson = (path: string): unknown => JSON.parse(readFileSync(repo(path), 'utf8'));
@@ -88,14 +88,18 @@ describe('the emulator', () => {
       .expect(200)
       .expect('content-type', /json/);
     await emulator.close();
-    const { servers, paths, ...rest } = response.body as typeof document;
-    const { servers: _servers, paths: _paths, ...expected } = document;
+    const { servers, paths, 'x-path-prefixes': prefixes, ...rest } = response.body as typeof document;
+    const { servers: _servers, paths: _paths, 'x-path-prefixes': _prefixes, ...expected } = document;
     expect(rest).toEqual(expected);
-    expect(servers).toEqual([{ url: 'http://emulator.test:4010/api', description: 'This emulator.' }]);
-    expect(Object.keys(paths)).toEqual(Object.keys(document.paths));
-    expect((paths['/ChatParticipant'] as { servers: unknown }).servers).toEqual([
-      { url: 'http://emulator.test:4010/live', description: 'This emulator.' },
-    ]);
+    expect(servers).toEqual([{ url: 'http://emulator.test:4010', description: 'This emulator.' }]);
+    expect(prefixes).toEqual({ messaging: '/api', chat: '/live' });
+    // the same operations, each under the emulator's own prefix
+    const prefixed = (path: string): string =>
+      path.startsWith('/chat/') ? `/live${path.slice('/chat'.length)}` : `/api${path}`;
+    expect(Object.keys(paths)).toEqual(Object.keys(document.paths).map(prefixed));
+    for (const [path, item] of Object.entries(document.paths)) {
+      expect(paths[prefixed(path)]).toEqual(item);
+    }
   });
 
   it('links it from the inspector page', async () => {

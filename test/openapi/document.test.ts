@@ -8,13 +8,18 @@ import { documentValidator } from './validator.js';
  * The document against the interface documentation, table by table: the operations (section
  * Endpoints) with their deprecation, authentication (section Authentication), the 401 body and
  * the other documented errors (section Errors), the credential rule (Authentication point 7),
- * the webhooks (section Events) and the open enums.
+ * the webhooks (section Events) and the open enums; and the shape tools need: one server with
+ * the prefixes folded into the paths, every schema branch typed, what the documentation does not
+ * show marked as the emulator's choice.
  */
 const document = createOpenApiDocument();
 const validatorOf = documentValidator(document);
 
 type Body = 'shown' | 'not shown';
-/** method, path, deprecated, whether the documentation shows the 200 body. */
+/**
+ * method, path (the emulator's default prefixes folded in: `{messaging_prefix}` '', `{chat_prefix}`
+ * '/chat'), deprecated, whether the documentation shows the 200 body.
+ */
 const OPERATIONS: readonly (readonly [string, string, boolean, Body])[] = [
   // Webhook configuration: response bodies of create, update, get default and delete are not shown
   ['post', '/Messaging/MessagingClientWebHook', false, 'not shown'],
@@ -45,9 +50,14 @@ const OPERATIONS: readonly (readonly [string, string, boolean, Body])[] = [
   ['post', '/Messaging/SystemUsers/changePassword', true, 'shown'],
   ['get', '/Messaging/SystemUsers/getMessagingCreditsForCurrentLoginUser', true, 'not shown'],
   // Live chat: the participant fetch of merge rule 4, and the deprecated terminate (200 body not shown)
-  ['get', '/ChatParticipant', false, 'shown'],
-  ['put', '/ChatParticipant/terminateChatParticipantChat', true, 'not shown'],
+  ['get', '/chat/ChatParticipant', false, 'shown'],
+  ['put', '/chat/ChatParticipant/terminateChatParticipantChat', true, 'not shown'],
+  // its v2 replacements: paths and bodies not shown (the emulator's)
+  ['post', '/chat/v2/ChatParticipant/{id}/terminate', false, 'not shown'],
+  ['post', '/chat/v2/ChatParticipant/{id}/reopen', false, 'not shown'],
 ];
+/** The operations whose path the documentation does not show. */
+const PATH_NOT_SHOWN = ['/chat/v2/ChatParticipant/{id}/terminate', '/chat/v2/ChatParticipant/{id}/reopen'];
 
 type Json = { readonly [key: string]: unknown };
 /** The value at `keys` under `value`, undefined where a step is missing. */
@@ -60,9 +70,36 @@ const operation = (method: string, path: string): Json => at(document.paths, pat
 const response = (method: string, path: string, status: string): unknown =>
   at(operation(method, path), 'responses', status);
 const bodySchema = (answer: unknown): unknown => at(answer, 'content', 'application/json', 'schema');
-const CREDENTIAL_FREE = { $ref: '#/components/schemas/CredentialFree' };
 const refersTo = (schema: unknown, target: object): boolean =>
   JSON.stringify(schema ?? null).includes(JSON.stringify(target));
+const REFUSED = JSON.stringify({ not: { enum: CREDENTIAL_FIELDS } });
+
+/** Every object schema `schema` reaches through its $refs, each with the component it is in. */
+function objectsOf(schema: unknown): { component: string; node: Json }[] {
+  const found: { component: string; node: Json }[] = [];
+  const seen = new Set<string>();
+  const visit = (node: unknown, component: string): void => {
+    if (Array.isArray(node)) node.forEach((item) => visit(item, component));
+    else if (typeof node === 'object' && node !== null) {
+      const { $ref: target, type } = node as Json;
+      if (typeof target === 'string') {
+        const name = target.replace('#/components/schemas/', '');
+        if (!seen.has(name)) {
+          seen.add(name);
+          visit(document.components.schemas[name], name);
+        }
+        return;
+      }
+      if (type === 'object') found.push({ component, node: node as Json });
+      Object.values(node).forEach((child) => visit(child, component));
+    }
+  };
+  visit(schema, '(inline)');
+  return found;
+}
+/** True when every object `schema` reaches refuses the nine credential fields as property names. */
+const refusesCredentials = (schema: unknown): boolean =>
+  objectsOf(schema).every(({ node }) => JSON.stringify(node.propertyNames ?? null).includes(REFUSED));
 
 describe('operations (section Endpoints)', () => {
   it('lists exactly the documented operations', () => {
@@ -89,14 +126,34 @@ describe('operations (section Endpoints)', () => {
   });
 
   it.each(OPERATIONS)('%s %s: deprecated %s, 200 body %s', (method, path, deprecated, body) => {
-    const schema = bodySchema(response(method, path, '200'));
+    const answer = response(method, path, '200');
+    const schema = bodySchema(answer);
+    // every answer has a schema: the documented one, or the emulator's, marked as its choice
+    expect(schema).toEqual(expect.objectContaining({}));
+    expect(objectsOf(schema).length).toBeGreaterThan(0);
+    if (body === 'not shown') {
+      expect(at(answer, 'x-emulator-choice')).toBe(true);
+      expect(at(answer, 'description')).toMatch(
+        /^Body not shown in the interface documentation: the emulator's\./,
+      );
+    } else {
+      expect(at(answer, 'x-emulator-choice')).toBeUndefined();
+    }
     // Authentication point 7: every operation but the deprecated ones is credential-free
-    if (deprecated) expect(refersTo(schema, CREDENTIAL_FREE)).toBe(false);
-    else expect(refersTo(schema, CREDENTIAL_FREE)).toBe(true);
-    // "not shown" stays unspecified: no schema, or (credential-free operations) the credential rule alone
-    if (body === 'not shown') expect(schema).toEqual(deprecated ? undefined : CREDENTIAL_FREE);
-    else expect(schema).not.toEqual(CREDENTIAL_FREE);
+    if (!deprecated) expect(refusesCredentials(schema)).toBe(true);
   });
+
+  it.each(OPERATIONS)(
+    '%s %s: x-path-template keeps the prefix; the path is marked when not shown',
+    (method, path) => {
+      const op = operation(method, path);
+      const template = String(op['x-path-template']);
+      expect(template).toMatch(/^\{(messaging|chat)_prefix\}\//);
+      const prefix = template.startsWith('{chat_prefix}') ? '/chat' : '';
+      expect(template.replace(/^\{\w+_prefix\}/, prefix)).toBe(path);
+      expect(op['x-emulator-choice']).toBe(PATH_NOT_SHOWN.includes(path) ? true : undefined);
+    },
+  );
 
   it.each([
     ['post', '/Messaging/SystemUsers'],
@@ -148,22 +205,107 @@ describe('authentication and errors (sections Authentication and Errors)', () =>
     ['post', '/Messaging/MessagingClientWebHook', '403'],
     ['post', '/Messaging/MessagingClientWebHook', '409'],
     ['get', '/Messaging/SystemUsers/getCurrentClientUsers', '403'],
-  ])('%s %s answers a documented %s, its body not shown', (method, path, status) => {
+  ])("%s %s answers a documented %s, its body not shown: the emulator's", (method, path, status) => {
     const answer = response(method, path, status);
     expect(at(answer, 'description')).toMatch(/Body not shown/);
-    expect(bodySchema(answer)).toBeUndefined();
+    expect(at(answer, 'x-emulator-choice')).toBe(true);
+    expect(bodySchema(answer)).toEqual({ $ref: '#/components/schemas/EmulatorErrorResponse' });
+  });
+
+  it('the documented 403 and 409 are the only ones', () => {
+    const listed = OPERATIONS.flatMap(([method, path]) =>
+      ['403', '409']
+        .filter((status) => response(method, path, status) !== undefined)
+        .map((s) => `${method} ${path} ${s}`),
+    );
+    expect(listed).toEqual([
+      'post /Messaging/MessagingClientWebHook 403',
+      'post /Messaging/MessagingClientWebHook 409',
+      'get /Messaging/SystemUsers/getCurrentClientUsers 403',
+    ]);
   });
 });
 
 describe('the credential rule (Authentication point 7)', () => {
-  const validate = validatorOf(CREDENTIAL_FREE);
+  const schemaOf = (method: string, path: string) =>
+    validatorOf(bodySchema(response(method, path, '200')) as object);
+  const profile = schemaOf('get', '/Messaging/api/v1/users/me');
+  const participant = schemaOf('get', '/chat/ChatParticipant');
+  const page = schemaOf('get', '/Messaging/api/v1/users/page');
+  const summaries = schemaOf('get', '/Messaging/api/v1/users');
+  const numbers = schemaOf('get', '/Messaging/MessagingClientNumbers/getForCurrentLoginUser');
+  const paged = (content: unknown[]) => ({ content, totalElements: 1, totalPages: 1, number: 0, size: 20 });
 
-  it.each(CREDENTIAL_FIELDS)('CredentialFree refuses %s at the top level, nested and in arrays', (field) => {
-    expect(validate({ id: 'u1', email: 'a@b.test' })).toBe(true);
-    expect(validate({ id: 'u1', [field]: 'secret' })).toBe(false);
-    expect(validate({ id: 'u1', [field]: null })).toBe(false);
-    expect(validate({ content: [{ id: 'u1', assignedTo: { id: 'u2', [field]: '' } }] })).toBe(false);
-    expect(validate([{ [field]: 'x' }])).toBe(false);
+  it.each(CREDENTIAL_FIELDS)(
+    'credential-free answers refuse %s at the top level, nested and in arrays',
+    (field) => {
+      expect(profile({ id: 'u1', email: 'a@b.test' })).toBe(true);
+      expect(profile({ id: 'u1', [field]: 'secret' })).toBe(false);
+      expect(profile({ id: 'u1', [field]: null })).toBe(false);
+      expect(participant({ id: 'c1', assignedTo: { id: 'u2' } })).toBe(true);
+      expect(participant({ id: 'c1', assignedTo: { id: 'u2', [field]: '' } })).toBe(false);
+      expect(participant({ id: 'c1', lastAssignedAgent: { id: 'u2', [field]: '' } })).toBe(false);
+      expect(page(paged([{ id: 'u1' }]))).toBe(true);
+      expect(page(paged([{ id: 'u1', [field]: 'x' }]))).toBe(false);
+      expect(summaries([{ id: 'u1' }, { id: 'u2', [field]: 'x' }])).toBe(false);
+      const row = { id: 'link', messagingNumber: { id: 'n1', number: '+27820000001' } };
+      expect(numbers(paged([row]))).toBe(true);
+      expect(numbers(paged([{ ...row, messagingNumber: { ...row.messagingNumber, [field]: 'x' } }]))).toBe(
+        false,
+      );
+    },
+  );
+
+  it('credential-free schemas leave the credential fields out of their properties (generators see them absent)', () => {
+    const credentialFree = OPERATIONS.filter(([, , deprecated]) => !deprecated).flatMap(([method, path]) =>
+      objectsOf(bodySchema(response(method, path, '200'))),
+    );
+    const declared = credentialFree.flatMap(({ component, node }) =>
+      CREDENTIAL_FIELDS.filter((field) => field in ((node.properties as Json | undefined) ?? {})).map(
+        (field) => `${component}.${field}`,
+      ),
+    );
+    expect(declared).toEqual([]);
+  });
+});
+
+describe('the shape tools read', () => {
+  it('one server, {baseUrl}; the prefixes folded into the paths; no per-path servers', () => {
+    expect(document.servers).toEqual([
+      expect.objectContaining({
+        url: '{baseUrl}',
+        variables: { baseUrl: expect.objectContaining({ default: 'http://127.0.0.1:4010' }) },
+      }),
+    ]);
+    expect(document['x-path-prefixes']).toEqual({ messaging: '', chat: '/chat' });
+    for (const item of Object.values(document.paths)) expect(item.servers).toBeUndefined();
+  });
+
+  it('every branch of every anyOf and oneOf is typed (a generator types an untyped branch as unknown)', () => {
+    const untyped: string[] = [];
+    const typed = (branch: Json): boolean =>
+      typeof branch.type === 'string' ||
+      Array.isArray(branch.type) ||
+      typeof branch.$ref === 'string' ||
+      (['anyOf', 'oneOf', 'allOf'] as const).some(
+        (key) => Array.isArray(branch[key]) && (branch[key] as Json[]).every(typed),
+      );
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${path}/${i}`));
+      else if (typeof node === 'object' && node !== null) {
+        for (const key of ['anyOf', 'oneOf'] as const) {
+          const branches = (node as Json)[key];
+          if (Array.isArray(branches)) {
+            branches.forEach((branch: Json, i) => {
+              if (!typed(branch)) untyped.push(`${path}/${key}/${i}`);
+            });
+          }
+        }
+        for (const [key, child] of Object.entries(node)) walk(child, `${path}/${key}`);
+      }
+    };
+    walk(document, '#');
+    expect(untyped).toEqual([]);
   });
 });
 

@@ -153,6 +153,7 @@ describe('every documented option is accepted', () => {
       deliveryLogLimit: 10,
       faults: { duplicate: 0, outOfOrder: 0, delay: 0, fail: 0, delayMs: 0, seed: 7 },
       routeGroups: [],
+      checkResponses: true,
       logger: silent,
       allowedHosts: ['emulator'],
     };

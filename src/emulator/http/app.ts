@@ -108,7 +108,12 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
         path,
         params: req.params as Record<string, string>,
         query,
-        body: parseJson(req.body),
+        body:
+          route.body === 'raw'
+            ? Buffer.isBuffer(req.body)
+              ? req.body
+              : Buffer.alloc(0)
+            : parseJson(req.body),
         headers: req.headers,
         auth: auth as AuthContext, // set by checkRoute on `auth: true` routes
       });

@@ -20,7 +20,10 @@ export interface RouteRequest {
   /** Values of the `:name` segments of the route pattern (URI-decoded). */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  /** Parsed JSON body; undefined when the request had none. */
+  /**
+   * The parsed JSON body, undefined when the request had none; on a `body: 'raw'` route the
+   * bytes as sent (a Buffer, empty when there were none).
+   */
   readonly body: unknown;
   readonly headers: IncomingHttpHeaders;
 }
@@ -44,6 +47,11 @@ export type Route =
       readonly method: HttpMethod;
       /** Pattern such as `/Messaging/MessagingClientWebHook/:id`; prefixes already applied. */
       readonly path: string;
+      /**
+       * `json` (the default): the body is parsed as JSON whatever its content type (a 400 when
+       * it is not JSON); `raw`: the handler gets the bytes, e.g. a media upload.
+       */
+      readonly body?: 'json' | 'raw';
       /** Requires `Authorization: <API_KEY>` (every documented endpoint). */
       readonly auth: true;
       readonly handler: (request: AuthedRouteRequest) => Awaitable<RouteResult>;
@@ -51,12 +59,17 @@ export type Route =
   | {
       readonly method: HttpMethod;
       readonly path: string;
+      readonly body?: 'json' | 'raw';
       /** Open route: the `/_emulator` control surface. */
       readonly auth: false;
       readonly handler: (request: RouteRequest) => Awaitable<RouteResult>;
     };
 
-/** A route table: the route modules add to it; the Express app (http/app.ts) routes by it. */
+/**
+ * A route table: the platform operations (registered from the operations table, see
+ * http/operations.ts), the control surface and extensions add to it; the Express app
+ * (http/app.ts) routes by it.
+ */
 export interface Router {
   /** Adds a route; throws a TypeError when the same method and pattern is already registered. */
   add(route: Route): void;
@@ -90,9 +103,9 @@ type AddRoute<A extends boolean> = (path: string, handler: RouteWithAuth<A>['han
 
 /**
  * Express-style shorthands for {@link Router.add}: `on.get(path, handler)` adds a GET route
- * at `base + path` with the given `auth`.
+ * at `base + path` with the given `auth` (the control surface's routes).
  */
-export function routesOf<A extends boolean>(
+export function routeShorthands<A extends boolean>(
   router: Router,
   auth: A,
   base = '',
@@ -104,8 +117,4 @@ export function routesOf<A extends boolean>(
   return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') };
 }
 
-/** Joins a prefix and a path: `joinPath('/api', '/Messaging/x')` is `/api/Messaging/x`. */
-export function joinPath(prefix: string, path: string): string {
-  const trimmed = prefix.replace(/\/+$/, '');
-  return `${trimmed}${path.startsWith('/') ? path : `/${path}`}`;
-}
+export { joinPath } from '../../contract/index.js';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { queryValues } from '../../contract/index.js';
 import { BadRequestError } from '../errors.js';
 
 /**
@@ -10,10 +11,30 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError('Expected a JSON object body', { field: 'body' });
   }
-  const result = schema.safeParse(body);
+  return parseWith(schema, body, 'body');
+}
+
+/**
+ * Reads and validates the query parameters `schema` declares. A failure is a 400 naming the
+ * parameter, e.g. `size: expected an integer from 1 to 1000, got "0"`.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: URLSearchParams): z.output<S> {
+  return parseWith(schema, queryValues(schema, query), 'query');
+}
+
+/** Validates the path parameters (already URI-decoded). A failure is a 400 naming the parameter. */
+export function parseParams<S extends z.ZodObject>(
+  schema: S,
+  params: Readonly<Record<string, string>>,
+): z.output<S> {
+  return parseWith(schema, params, 'params');
+}
+
+function parseWith<S extends z.ZodType>(schema: S, value: unknown, whole: string): z.output<S> {
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? 'body' : issue.path.map(String).join('.');
+  const field = issue === undefined || issue.path.length === 0 ? whole : issue.path.map(String).join('.');
   throw new BadRequestError(`${field}: ${issue?.message ?? 'invalid'}`, {
     field,
     details: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { faultProbabilitiesSchema, queuedFaultSchema } from '../emit/faults.js';
-import { routesOf, type Router } from '../http/router.js';
+import { routeShorthands, type Router } from '../http/router.js';
 import { parseBody } from '../http/validate.js';
 import {
   chatListQuerySchema,
@@ -33,7 +33,7 @@ const resetSchema = z.object({
  * trigger answers 200 with what the JS method returns; errors are the usual JSON error bodies.
  */
 export function controlRoutes(router: Router, emulator: Emulator, triggers: UncheckedTriggers): void {
-  const on = routesOf(router, false, CONTROL_PREFIX);
+  const on = routeShorthands(router, false, CONTROL_PREFIX);
   /** A POST whose answer is what `handler` returns for the JSON body (`{}` when none). */
   const post = (path: string, handler: (body: unknown) => unknown): void =>
     on.post(path, ({ body }) => ({ status: 200, body: handler(body ?? {}) }));

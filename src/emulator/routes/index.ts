@@ -1,19 +1,34 @@
-import type { RouteGroup } from '../context.js';
-import { numberRoutes } from './numbers.js';
-import { webhookConfigRoutes } from './webhook-config.js';
-import { liveChatRoutes } from './live-chat.js';
-import { systemUserRoutes } from './system-users.js';
-import { userRoutes } from './users.js';
+import { PLATFORM_OPERATIONS } from '../../contract/index.js';
+import type { EmulatorContext, PlatformHandlers } from '../context.js';
+import { registerOperations } from '../http/operations.js';
+import type { Router } from '../http/router.js';
+import { liveChatHandlers } from './live-chat.js';
+import { numberHandlers } from './numbers.js';
+import { systemUserHandlers } from './system-users.js';
+import { userHandlers } from './users.js';
+import { webhookConfigHandlers } from './webhook-config.js';
 
 /**
- * The documented API's route groups, registered in this order. To add a group, write
- * `routes/<name>.ts` exporting a {@link RouteGroup} and append it here. The `/_emulator` control
- * routes are registered separately (routes/control.ts).
+ * A handler for every operation of the platform API (the operations table, src/contract): the
+ * type makes a missing one a compile error. To add an operation, add its row to the table and
+ * its handler to one of the groups. The `/_emulator` control routes are not platform operations
+ * (routes/control.ts).
  */
-export const API_ROUTE_GROUPS: readonly RouteGroup[] = [
-  webhookConfigRoutes,
-  numberRoutes,
-  userRoutes,
-  systemUserRoutes,
-  liveChatRoutes,
-];
+function platformHandlers(context: EmulatorContext): PlatformHandlers {
+  return {
+    ...webhookConfigHandlers(context),
+    ...numberHandlers(context),
+    ...userHandlers(context),
+    ...systemUserHandlers(context),
+    ...liveChatHandlers(context),
+  };
+}
+
+/** Registers the platform API on `router`: a route per operation of the table, served by its handler. */
+export function registerPlatformOperations(
+  router: Router,
+  context: EmulatorContext,
+  options: { readonly checkResponses: boolean },
+): void {
+  registerOperations(router, context.prefixes, PLATFORM_OPERATIONS, platformHandlers(context), options);
+}

@@ -7,10 +7,8 @@ import {
   type SystemUser,
   type UserResponse,
 } from '../../schemas/index.js';
-import type { RouteGroup } from '../context.js';
+import type { EmulatorContext, PlatformHandlers } from '../context.js';
 import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
-import { joinPath, routesOf } from '../http/router.js';
-import { parseBody } from '../http/validate.js';
 import {
   chatParticipantSeedSchema,
   type EmulatorChatParticipant,
@@ -19,19 +17,6 @@ import {
   type RatingWidgetTrigger,
 } from '../state/index.js';
 import { toSystemUser, toUserResponse } from './users.js';
-
-/** Path of the participant resource under `{chat_prefix}`: GET `?id=<chatParticipantId>`. */
-export const CHAT_PARTICIPANT_PATH = '/ChatParticipant';
-/** The deprecated terminate/reopen operation under `{chat_prefix}`. */
-export const TERMINATE_CHAT_PATH = '/ChatParticipant/terminateChatParticipantChat';
-/**
- * The v2 operations under `{chat_prefix}` (paths not shown in the documentation; the
- * emulator's choice): POST `/v2/ChatParticipant/{id}/terminate` and `/v2/ChatParticipant/{id}/reopen`.
- */
-export const CHAT_V2_PATHS = {
-  terminate: '/v2/ChatParticipant/:id/terminate',
-  reopen: '/v2/ChatParticipant/:id/reopen',
-} as const;
 
 /**
  * The body fields merged by rule 1: every field of the request schema but the id, the agents
@@ -207,48 +192,43 @@ function applyTerminateRequest(
 }
 
 /**
- * Live chat under `{chat_prefix}`:
- * - GET `/ChatParticipant?id=<chatParticipantId>`: one participant (400 without id, 404 unknown).
- * - PUT `/ChatParticipant/terminateChatParticipantChat` (deprecated): merge rules 1–5; answers
- *   200 with the updated ChatParticipant (the documented response body is not shown).
- * - POST `/v2/ChatParticipant/{id}/terminate` and `/v2/ChatParticipant/{id}/reopen`: only the id;
- *   the actor (terminatedBy/openedBy) comes from the API key; 409 ILLEGAL_TRANSITION when the
- *   chat is already closed/open. v2 terminate triggers the rating widget when the stored
+ * Live chat:
+ * - getChatParticipant: one participant (400 without id, 404 unknown).
+ * - terminateChatParticipantChat (deprecated): merge rules 1–5; answers with the updated
+ *   ChatParticipant (the documented response body is not shown).
+ * - terminateChatParticipant and reopenChatParticipant (v2, paths not shown): only the id; the
+ *   actor (terminatedBy/openedBy) comes from the API key; 409 ILLEGAL_TRANSITION when the chat
+ *   is already closed/open. v2 terminate triggers the rating widget when the stored
  *   sendRatingWidget is true.
  */
-export const liveChatRoutes: RouteGroup = (router, context) => {
-  const { state, prefixes } = context;
-  const on = routesOf(router, true);
-  on.get(joinPath(prefixes.chat, CHAT_PARTICIPANT_PATH), ({ auth, query }) => {
-    const id = query.get('id');
-    if (id === null || id === '') {
-      throw new BadRequestError('id: required query parameter (the chat participant id)', { field: 'id' });
-    }
-    return { body: renderParticipant(state, participantOfClient(state, auth.client.id, id), toUserResponse) };
-  });
-  on.put(joinPath(prefixes.chat, TERMINATE_CHAT_PATH), ({ auth, body }) => {
-    const request = parseBody(chatParticipantTerminateSchema, body);
-    const participant = participantOfClient(state, auth.client.id, request.id);
-    applyTerminateRequest(state, participant, request, auth.user, context.now());
-    return { body: renderParticipant(state, participant, toSystemUser) };
-  });
-  on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.terminate), ({ auth, params }) => {
-    const participant = participantOfClient(state, auth.client.id, params.id ?? '');
-    if (participant.conversationClosed) {
-      throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
-    }
-    state.setConversationClosed(participant, true);
-    onTerminated(state, participant, auth.user, 'terminateV2', context.now());
-    return { body: renderParticipant(state, participant, toUserResponse) };
-  });
-  on.post(joinPath(prefixes.chat, CHAT_V2_PATHS.reopen), ({ auth, params }) => {
-    const participant = participantOfClient(state, auth.client.id, params.id ?? '');
-    if (!participant.conversationClosed) {
-      throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
-    }
-    assertReopenable(state, participant);
-    state.setConversationClosed(participant, false);
-    participant.openedBy = auth.user.email;
-    return { body: renderParticipant(state, participant, toUserResponse) };
-  });
+export const liveChatHandlers = (context: EmulatorContext) => {
+  const { state } = context;
+  return {
+    getChatParticipant: ({ auth, query }) =>
+      renderParticipant(state, participantOfClient(state, auth.client.id, query.id), toUserResponse),
+    terminateChatParticipantChat({ auth, body: request }) {
+      const participant = participantOfClient(state, auth.client.id, request.id);
+      applyTerminateRequest(state, participant, request, auth.user, context.now());
+      return renderParticipant(state, participant, toSystemUser);
+    },
+    terminateChatParticipant({ auth, params }) {
+      const participant = participantOfClient(state, auth.client.id, params.id);
+      if (participant.conversationClosed) {
+        throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
+      }
+      state.setConversationClosed(participant, true);
+      onTerminated(state, participant, auth.user, 'terminateV2', context.now());
+      return renderParticipant(state, participant, toUserResponse);
+    },
+    reopenChatParticipant({ auth, params }) {
+      const participant = participantOfClient(state, auth.client.id, params.id);
+      if (!participant.conversationClosed) {
+        throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
+      }
+      assertReopenable(state, participant);
+      state.setConversationClosed(participant, false);
+      participant.openedBy = auth.user.email;
+      return renderParticipant(state, participant, toUserResponse);
+    },
+  } satisfies Partial<PlatformHandlers>;
 };

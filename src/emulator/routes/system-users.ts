@@ -1,16 +1,13 @@
 import {
   CREDENTIAL_FIELDS,
   MASKED_PASSWORD,
-  systemUserCreateSchema,
   systemUserUpdateSchema,
   type CredentialField,
   type SystemUser,
 } from '../../schemas/index.js';
-import type { RouteGroup } from '../context.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
-import { readPageQuery, toPage } from '../http/page.js';
-import { joinPath, routesOf } from '../http/router.js';
-import { parseBody } from '../http/validate.js';
+import type { EmulatorContext, PlatformHandlers } from '../context.js';
+import { ForbiddenError } from '../errors.js';
+import { toPage } from '../http/page.js';
 import type { EmulatorState, EmulatorUser } from '../state/index.js';
 import {
   applyUserSettings,
@@ -27,9 +24,6 @@ import {
   toUserResponse,
   userOfClient,
 } from './users.js';
-
-/** The path of the deprecated SystemUsers operations under `{messaging_prefix}`. */
-export const SYSTEM_USERS_PATH = '/Messaging/SystemUsers';
 
 /** The credentials the deprecated create/update accept (systemUserUpdateSchema) and store as given. */
 const STORED_CREDENTIALS = CREDENTIAL_FIELDS.filter(
@@ -57,69 +51,61 @@ function applyCredentials(
 }
 
 /**
- * The deprecated SystemUsers operations under `{messaging_prefix}/Messaging/SystemUsers`
- * (section User management, deprecated operations). They accept and return credential-bearing
- * SystemUser records (password masked). getCurrentClientUsers answers 403 to callers without
- * the SUPERVISOR live-chat role; getUsersForClient answers `{ content, totalElements,
- * totalPages }`. updateAgentChatLimit, changePassword and getMessagingCreditsForCurrentLoginUser
- * behave exactly like their api/v1 replacements.
+ * The deprecated SystemUsers operations (section User management, deprecated operations). They
+ * accept and return credential-bearing SystemUser records (password masked).
+ * getCurrentClientUsers answers 403 to callers without the SUPERVISOR live-chat role;
+ * getUsersForClient answers `{ content, totalElements, totalPages }`. updateAgentChatLimit,
+ * changePassword and getMessagingCreditsForCurrentLoginUser behave exactly like their api/v1
+ * replacements.
  */
-export const systemUserRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const on = routesOf(router, true, joinPath(prefixes.messaging, SYSTEM_USERS_PATH));
+export const systemUserHandlers = ({ state }: EmulatorContext) => {
   const render = (user: EmulatorUser): SystemUser => toSystemUser(state, user);
-
-  on.post('', ({ auth, body }) => {
-    const input = parseBody(systemUserCreateSchema, body);
-    const client = resolveClient(state, auth, input.clientRef);
-    const password =
-      typeof input.password === 'string' && input.password !== '' && input.password !== MASKED_PASSWORD
-        ? input.password
-        : null;
-    const { user } = createUser(state, client, input, {
-      apiKey: typeof input.apiKey === 'string' ? input.apiKey : generateApiKey(),
-      password,
-    });
-    const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
-    // a caller-chosen tempPassword only replaces the generated one when no password was given
-    applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
-    // point 7: the temporary password is returned once, here; every later rendering masks it
-    return { body: { ...render(user), tempPassword: user.tempPassword } };
-  });
-  on.put('', ({ auth, body }) => {
-    const { id, ...input } = parseBody(systemUserUpdateSchema, body);
-    const user = userOfClient(state, auth.client.id, id);
-    if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
-    applyUserSettings(state, user, input);
-    applyCredentials(state, user, input);
-    return { body: render(user) };
-  });
-  on.get('/getCurrentLoginSystemUser', ({ auth }) => ({ body: render(auth.user) }));
-  on.get('/getCurrentClientUsers', ({ auth }) => {
-    // Authentication, point 5: supervisor live-chat role only
-    if (auth.user.liveChatRole !== 'SUPERVISOR') {
-      throw new ForbiddenError('getCurrentClientUsers requires the SUPERVISOR live-chat role');
-    }
-    return { body: liveUsersOfClient(state, auth.client.id).map(render) };
-  });
-  on.get('/getUsersForClient', ({ auth, query }) => {
-    const clientRef = query.get('clientRef');
-    if (clientRef === null || clientRef === '') {
-      throw new BadRequestError('clientRef: required query parameter', { field: 'clientRef' });
-    }
-    const { page, size } = readPageQuery(query);
-    const client = resolveClient(state, auth, clientRef);
-    const rows = liveUsersOfClient(state, client.id).map(render);
-    // the documented shape: content, totalElements, totalPages
-    const { content, totalElements, totalPages } = toPage(rows, page, size);
-    return { body: { content, totalElements, totalPages } };
-  });
-  on.put('/changeAvailableStatus', ({ auth, body, query }) => {
-    changeAvailability(auth.user, body, query);
-    return { body: render(auth.user) };
-  });
-  on.put('/updateAgentChatLimit', ({ auth, body }) => ({
-    body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
-  }));
-  on.post('/changePassword', ({ auth, body }) => ({ body: changePassword(auth.user, body) }));
-  on.get('/getMessagingCreditsForCurrentLoginUser', ({ auth }) => ({ body: creditsOf(auth.client) }));
+  return {
+    createSystemUser({ auth, body: input }) {
+      const client = resolveClient(state, auth, input.clientRef);
+      const password =
+        typeof input.password === 'string' && input.password !== '' && input.password !== MASKED_PASSWORD
+          ? input.password
+          : null;
+      const { user } = createUser(state, client, input, {
+        apiKey: typeof input.apiKey === 'string' ? input.apiKey : generateApiKey(),
+        password,
+      });
+      const { password: _password, apiKey: _apiKey, tempPassword, ...rest } = input;
+      // a caller-chosen tempPassword only replaces the generated one when no password was given
+      applyCredentials(state, user, password === null ? { ...rest, tempPassword } : rest);
+      // point 7: the temporary password is returned once, here; every later rendering masks it
+      return { ...render(user), tempPassword: user.tempPassword };
+    },
+    updateSystemUser({ auth, body }) {
+      const { id, ...input } = body;
+      const user = userOfClient(state, auth.client.id, id);
+      if (typeof input.apiKey === 'string') assertApiKeyFree(state, input.apiKey, user.id);
+      applyUserSettings(state, user, input);
+      applyCredentials(state, user, input);
+      return render(user);
+    },
+    getCurrentLoginSystemUser: ({ auth }) => render(auth.user),
+    getCurrentClientUsers({ auth }) {
+      // Authentication, point 5: supervisor live-chat role only
+      if (auth.user.liveChatRole !== 'SUPERVISOR') {
+        throw new ForbiddenError('getCurrentClientUsers requires the SUPERVISOR live-chat role');
+      }
+      return liveUsersOfClient(state, auth.client.id).map(render);
+    },
+    getUsersForClient({ auth, query }) {
+      const client = resolveClient(state, auth, query.clientRef);
+      const rows = liveUsersOfClient(state, client.id).map(render);
+      // the documented shape: content, totalElements, totalPages
+      const { content, totalElements, totalPages } = toPage(rows, query);
+      return { content, totalElements, totalPages };
+    },
+    changeAvailableStatus({ auth, body, query }) {
+      changeAvailability(auth.user, body, query);
+      return render(auth.user);
+    },
+    updateAgentChatLimit: ({ auth, body }) => toUserResponse(state, setAgentChatLimit(state, auth, body)),
+    changePassword: ({ auth, body }) => changePassword(auth.user, body),
+    getMessagingCreditsForCurrentLoginUser: ({ auth }) => creditsOf(auth.client),
+  } satisfies Partial<PlatformHandlers>;
 };

@@ -2,28 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../ids.js';
 import type { z } from 'zod';
 import {
-  agentChatLimitSchema,
-  availabilityChangeSchema,
   CREDENTIAL_FIELDS,
-  passwordChangeSchema,
   renderClient,
   renderSystemUser,
   renderUserResponse,
   renderUserSummary,
-  userCreateSchema,
   userCreditsSchema,
   userUpdateSchema,
+  type AgentChatLimitChange,
+  type AvailabilityChange,
   type CredentialField,
   type MessageResponse,
+  type PasswordChange,
   type SystemUser,
   type UserCredits,
   type UserResponse,
 } from '../../schemas/index.js';
-import type { RouteGroup } from '../context.js';
+import type { EmulatorContext, PlatformHandlers } from '../context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
-import { readPageQuery, toPage } from '../http/page.js';
-import { joinPath, routesOf, type AuthContext } from '../http/router.js';
-import { parseBody } from '../http/validate.js';
+import { toPage } from '../http/page.js';
+import type { AuthContext } from '../http/router.js';
 import {
   userSeedSchema,
   type EmulatorClient,
@@ -35,9 +33,6 @@ import {
  * User management, api/v1. The helpers below are shared with the deprecated SystemUsers
  * operations (routes/system-users.ts), which differ in what they render.
  */
-
-/** The path of the api/v1 users operations under `{messaging_prefix}`. */
-export const USERS_V1_PATH = '/Messaging/api/v1/users';
 
 /** The caller's client, or the client named by `clientRef` (Authentication, point 4). */
 export function resolveClient(
@@ -175,8 +170,7 @@ function softDeleteUser(state: EmulatorState, user: EmulatorUser): void {
  * differ, 400 naming `oldPassword` when the old password is wrong. On success the temporary
  * password is spent (tempPassword null, initialPassword false).
  */
-export function changePassword(user: EmulatorUser, body: unknown): MessageResponse {
-  const input = parseBody(passwordChangeSchema, body);
+export function changePassword(user: EmulatorUser, input: PasswordChange): MessageResponse {
   if (input.newPassword !== input.confirmNewPassword) {
     throw new BadRequestError('confirmNewPassword: the new password and its confirmation do not match', {
       field: 'confirmNewPassword',
@@ -191,21 +185,24 @@ export function changePassword(user: EmulatorUser, body: unknown): MessageRespon
   return { message: 'Password changed successfully' };
 }
 
-const QUERY_BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false };
-
-/** Change availability: toggles, or sets the value given in the body or `?availabilityStatus=`. */
-export function changeAvailability(user: EmulatorUser, body: unknown, query: URLSearchParams): void {
-  const fromQuery = query.get('availabilityStatus');
-  const input = parseBody(
-    availabilityChangeSchema,
-    body ?? (fromQuery === null ? {} : { availabilityStatus: QUERY_BOOLEANS[fromQuery] ?? fromQuery }),
-  );
-  user.availabilityStatus = input.availabilityStatus ?? !user.availabilityStatus;
+/**
+ * Change availability: toggles, or sets the value given in the body, or without a body in
+ * `?availabilityStatus=` (the emulator's extension).
+ */
+export function changeAvailability(
+  user: EmulatorUser,
+  body: AvailabilityChange | undefined,
+  query: AvailabilityChange,
+): void {
+  user.availabilityStatus = (body ?? query).availabilityStatus ?? !user.availabilityStatus;
 }
 
 /** Set agent chat limit: the agent must belong to the given client (default: the caller's). */
-export function setAgentChatLimit(state: EmulatorState, auth: AuthContext, body: unknown): EmulatorUser {
-  const input: z.output<typeof agentChatLimitSchema> = parseBody(agentChatLimitSchema, body);
+export function setAgentChatLimit(
+  state: EmulatorState,
+  auth: AuthContext,
+  input: AgentChatLimitChange,
+): EmulatorUser {
   const client = resolveClient(state, auth, input.clientRef);
   const user = userOfClient(state, client.id, input.userId, 'userId');
   user.agentChatLimit = input.agentChatLimit;
@@ -229,51 +226,46 @@ export function toSystemUser(state: EmulatorState, user: EmulatorUser): SystemUs
 }
 
 /**
- * User management api/v1 under `{messaging_prefix}/Messaging/api/v1/users`: me, list
- * (UserSummary), create, update, delete, page, availability, agent-chat-limit, password change
- * and credits. No response carries a credential field (renderUserResponse/renderUserSummary
- * pick non-credential fields only); Create returns the one-time `temporaryPassword`. Response
- * bodies not shown in the documentation are the emulator's choice: UserResponse for
- * create/update/delete/availability/agent-chat-limit.
+ * User management api/v1: me, list (UserSummary), create, update, delete, page, availability,
+ * agent-chat-limit, password change and credits. No response carries a credential field
+ * (renderUserResponse/renderUserSummary pick non-credential fields only); Create returns the
+ * one-time `temporaryPassword`. Response bodies not shown in the documentation are the
+ * emulator's choice: UserResponse for delete and agent-chat-limit, the Client's balances for
+ * credits.
  */
-export const userRoutes: RouteGroup = (router, { state, prefixes }) => {
-  const on = routesOf(router, true, joinPath(prefixes.messaging, USERS_V1_PATH));
-
-  on.get('/me', ({ auth }) => ({ body: toUserResponse(state, auth.user) }));
-  on.get('', ({ auth }) => ({ body: liveUsersOfClient(state, auth.client.id).map(renderUserSummary) }));
-  on.post('', ({ auth, body }) => {
-    const input = parseBody(userCreateSchema, body);
-    const client = resolveClient(state, auth, input.clientRef);
-    const { user, temporaryPassword } = createUser(state, client, input, {
-      apiKey: generateApiKey(),
-      password: null,
-    });
-    return { body: { ...toUserResponse(state, user), temporaryPassword: temporaryPassword ?? '' } };
-  });
-  on.put('', ({ auth, body }) => {
-    const { id, ...settings } = parseBody(userUpdateSchema, body);
-    const user = userOfClient(state, auth.client.id, id);
-    applyUserSettings(state, user, settings);
-    return { body: toUserResponse(state, user) };
-  });
-  on.delete('/:id', ({ auth, params }) => {
-    const user = userOfClient(state, auth.client.id, params.id ?? '');
-    softDeleteUser(state, user);
-    return { body: toUserResponse(state, user) };
-  });
-  on.get('/page', ({ auth, query }) => {
-    const { page, size } = readPageQuery(query);
-    const client = resolveClient(state, auth, query.get('clientRef') || undefined);
-    const rows = liveUsersOfClient(state, client.id).map((user) => toUserResponse(state, user));
-    return { body: toPage(rows, page, size) };
-  });
-  on.put('/availability', ({ auth, body, query }) => {
-    changeAvailability(auth.user, body, query);
-    return { body: toUserResponse(state, auth.user) };
-  });
-  on.put('/agent-chat-limit', ({ auth, body }) => ({
-    body: toUserResponse(state, setAgentChatLimit(state, auth, body)),
-  }));
-  on.post('/me/password/change', ({ auth, body }) => ({ body: changePassword(auth.user, body) }));
-  on.get('/me/credits', ({ auth }) => ({ body: creditsOf(auth.client) }));
-};
+export const userHandlers = ({ state }: EmulatorContext) =>
+  ({
+    getMyProfile: ({ auth }) => toUserResponse(state, auth.user),
+    listUsers: ({ auth }) => liveUsersOfClient(state, auth.client.id).map(renderUserSummary),
+    createUser({ auth, body: input }) {
+      const client = resolveClient(state, auth, input.clientRef);
+      const { user, temporaryPassword } = createUser(state, client, input, {
+        apiKey: generateApiKey(),
+        password: null,
+      });
+      return { ...toUserResponse(state, user), temporaryPassword: temporaryPassword ?? '' };
+    },
+    updateUser({ auth, body }) {
+      const { id, ...settings } = body;
+      const user = userOfClient(state, auth.client.id, id);
+      applyUserSettings(state, user, settings);
+      return toUserResponse(state, user);
+    },
+    deleteUser({ auth, params }) {
+      const user = userOfClient(state, auth.client.id, params.id);
+      softDeleteUser(state, user);
+      return toUserResponse(state, user);
+    },
+    listUsersPage({ auth, query }) {
+      const client = resolveClient(state, auth, query.clientRef || undefined);
+      const rows = liveUsersOfClient(state, client.id).map((user) => toUserResponse(state, user));
+      return toPage(rows, query);
+    },
+    changeAvailability({ auth, body, query }) {
+      changeAvailability(auth.user, body, query);
+      return toUserResponse(state, auth.user);
+    },
+    setAgentChatLimit: ({ auth, body }) => toUserResponse(state, setAgentChatLimit(state, auth, body)),
+    changeMyPassword: ({ auth, body }) => changePassword(auth.user, body),
+    getMyCredits: ({ auth }) => creditsOf(auth.client),
+  }) satisfies Partial<PlatformHandlers>;
