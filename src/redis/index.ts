@@ -42,3 +42,4 @@ export {
 export * from './worker.js';
 export { type ComponentHealth } from './health.js';
 export * from './dlq.js';
+export * from './session-store.js';
