@@ -1,7 +1,6 @@
 import type { WebhookContext } from '../dispatch/types.js';
 import type {
   AgentMessageChannel,
-  ChatbotEvent,
   SendAgentMessageRequest,
   UploadMediaRequest,
   UploadMediaResponse,
@@ -74,7 +73,7 @@ export interface MediaReplyOptions extends ReplyOptions {
 }
 
 /** The context of a chatbot event: it can answer the customer. */
-export interface ChatbotContext<P extends ChatbotEvent, S> extends EventContext<'chatbot', P, S> {
+export interface ChatbotContext<P, S> extends EventContext<'chatbot', P, S> {
   /**
    * Answers in this chat: one Send an agent message (v2) with the event's `chatParticipantId`,
    * the channel and `text`, through the bot's `agentMessages`. Resolves with what the platform
@@ -90,7 +89,7 @@ export interface ChatbotContext<P extends ChatbotEvent, S> extends EventContext<
 
 /** The context for webhook type `T` with payload `P`. */
 export type ContextOf<T extends WebhookType, P, S> = T extends 'chatbot'
-  ? ChatbotContext<P & ChatbotEvent, S>
+  ? ChatbotContext<P, S>
   : EventContext<T, P, S>;
 
 /**
@@ -107,7 +106,7 @@ export type Context<Q extends FilterQuery, S = undefined> = Q extends FilterQuer
  * command).
  */
 export type TextContext<Q extends FilterQuery, S, M> = ChatbotContext<
-  FilteredPayload<Narrow<Q, 'chatbot:INCOMING'>> & ChatbotEvent & { readonly messageText: string },
+  FilteredPayload<Narrow<Q, 'chatbot:INCOMING'>> & { readonly messageText: string },
   S
 > & { readonly match: M };
 
