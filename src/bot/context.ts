@@ -154,9 +154,7 @@ export class BotEventContext {
     options: ReplyOptions | undefined,
   ): Pick<SendAgentMessageRequest, 'chatParticipantId' | 'channel'> {
     if (this.type !== 'chatbot') {
-      throw new TypeError(
-        `ctx.${method}: only chatbot events can be answered (this is a ${this.type} event)`,
-      );
+      throw new TypeError(`ctx.${method}: only chatbot events can be answered, not ${this.type} events`);
     }
     const configured = this.runtime.replyChannel;
     const channel =
