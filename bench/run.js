@@ -104,6 +104,12 @@ const SCENARIOS = [
     module: './scenarios/dedupe-flood.js',
   },
   {
+    id: 15,
+    name: 'bot-dispatch',
+    title: 'Bot handler API: CPU µs per event over a single callback',
+    module: './scenarios/bot-dispatch.js',
+  },
+  {
     id: 11,
     name: 'ladder',
     optIn: true,

@@ -14,6 +14,7 @@ type AnyHandler = (ctx: BotEventContext) => unknown;
 type AnyMiddleware = (ctx: BotEventContext, next: NextFunction) => unknown;
 type AnyErrorHandler = (error: unknown, ctx: BotEventContext) => unknown;
 type Test = (ctx: BotEventContext) => boolean;
+type PayloadTest = (payload: BotEventContext['payload']) => boolean;
 /** What an implementation signature takes: any handler, whatever context type it declares. */
 type LooseHandler = (ctx: never) => unknown;
 /** The handlers of a public signature as the dispatch calls them (each gets the one context class). */
@@ -49,13 +50,16 @@ const CHILD = 3;
 type Step =
   | {
       readonly kind: typeof HANDLE;
+      /** The filter queries' test, on the payload (none: every event of the type). */
+      readonly match: PayloadTest | undefined;
+      /** The registration's own test (`hears`, `command`, `filter`), on the context. */
       readonly test: Test | undefined;
       readonly fns: readonly AnyHandler[];
       readonly marks: boolean;
     }
   | { readonly kind: typeof OTHERWISE; readonly fns: readonly AnyHandler[] }
   | { readonly kind: typeof USE; readonly fn: AnyMiddleware }
-  | { readonly kind: typeof CHILD; readonly test: Test | undefined; readonly child: Compiled };
+  | { readonly kind: typeof CHILD; readonly match: PayloadTest | undefined; readonly child: Compiled };
 
 /** A composer compiled for one webhook type: its steps and its error handler. */
 export interface Compiled {
@@ -100,31 +104,67 @@ function callAll(ctx: BotEventContext, fns: readonly AnyHandler[], index: number
 }
 
 /**
- * Calls a middleware with the `next` that runs `rest`. A middleware that calls `next()` without
- * awaiting it still has the rest's failure fail the job: when its own promise settles before the
- * rest did, the rest is awaited too. One that awaited `next()` (and perhaps handled its error)
- * is not second-guessed.
+ * Calls a middleware with the `next` that runs the steps after it. A middleware that calls `next()`
+ * without awaiting it still has those steps' failure fail the job (and the job wait for them):
+ * when its own promise settles before they did, they are awaited too. One that awaited `next()`
+ * (and perhaps handled its error) is not second-guessed. A middleware that returns what `next()`
+ * returned (`(ctx, next) => next()`) costs no promise of its own.
  */
-function callMiddleware(ctx: BotEventContext, fn: AnyMiddleware, rest: () => Pending): Pending {
+function callMiddleware(
+  ctx: BotEventContext,
+  fn: AnyMiddleware,
+  steps: readonly Step[],
+  index: number,
+  done: () => Pending,
+): Pending {
+  // Closure variables, not an object: one context and one function per call. The handlers that
+  // mark `settled` are made only when the middleware's own promise and the rest's both exist.
   let called = false;
-  let downstream: Promise<unknown> | undefined;
+  let returned = false;
   let settled = false;
+  let downstream: Promise<unknown> | undefined;
   const next = (): Promise<void> | undefined => {
     if (called) throw new TypeError('next() was called twice by one middleware');
     called = true;
-    const result = rest();
+    const result = runSteps(ctx, steps, index, done);
     if (result === undefined) return undefined;
     downstream = result;
-    // Also marks the rejection handled: it reaches the job through the middleware or below.
-    result.then(
-      () => (settled = true),
-      () => (settled = true),
-    );
+    // Called after the middleware returned (after an await): observed here, so it cannot reject
+    // unobserved, and awaited below if the middleware does not.
+    if (returned) {
+      result.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+    }
     return result as Promise<void>;
   };
   const own = fn(ctx, next);
-  if (isThenable(own)) return Promise.resolve(own).then(() => (settled ? undefined : downstream));
-  return downstream;
+  returned = true;
+  if (!isThenable(own)) return downstream;
+  if (own === downstream) return downstream;
+  if (downstream !== undefined) {
+    downstream.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+  }
+  return (own instanceof Promise ? own : Promise.resolve(own)).then(() =>
+    settled || downstream === undefined ? undefined : downstream,
+  );
+}
+
+/** Continues after an asynchronous handler: nothing to chain when it was the last step. */
+function after(
+  pending: Promise<unknown>,
+  ctx: BotEventContext,
+  steps: readonly Step[],
+  next: number,
+  done: () => Pending,
+): Promise<unknown> {
+  return next === steps.length && done === noop
+    ? pending
+    : pending.then(() => runSteps(ctx, steps, next, done));
 }
 
 /** Runs steps from `index`, then `done`; synchronously as long as every handler is. */
@@ -133,30 +173,23 @@ function runSteps(ctx: BotEventContext, steps: readonly Step[], index: number, d
     const step = steps[i]!;
     switch (step.kind) {
       case HANDLE: {
+        if (step.match !== undefined && !step.match(ctx.payload)) continue;
         if (step.test !== undefined && !step.test(ctx)) continue;
         if (step.marks) ctx.handled = true;
         const pending = callAll(ctx, step.fns, 0);
-        if (pending !== undefined) {
-          const next = i + 1;
-          return pending.then(() => runSteps(ctx, steps, next, done));
-        }
+        if (pending !== undefined) return after(pending, ctx, steps, i + 1, done);
         continue;
       }
       case OTHERWISE: {
         if (ctx.handled) continue;
         const pending = callAll(ctx, step.fns, 0);
-        if (pending !== undefined) {
-          const next = i + 1;
-          return pending.then(() => runSteps(ctx, steps, next, done));
-        }
+        if (pending !== undefined) return after(pending, ctx, steps, i + 1, done);
         continue;
       }
-      case USE: {
-        const next = i + 1;
-        return callMiddleware(ctx, step.fn, () => runSteps(ctx, steps, next, done));
-      }
+      case USE:
+        return callMiddleware(ctx, step.fn, steps, i + 1, done);
       case CHILD: {
-        if (step.test !== undefined && !step.test(ctx)) continue;
+        if (step.match !== undefined && !step.match(ctx.payload)) continue;
         const next = i + 1;
         return runCompiled(ctx, step.child, () => runSteps(ctx, steps, next, done));
       }
@@ -217,21 +250,18 @@ function checkFunctions(method: string, fns: readonly unknown[], what = 'handler
 }
 
 /** The test a list of queries makes for one webhook type: `false` when none can match it. */
-function testFor(queries: readonly CompiledQuery[] | undefined, type: WebhookType): Test | undefined | false {
+function testFor(
+  queries: readonly CompiledQuery[] | undefined,
+  type: WebhookType,
+): PayloadTest | undefined | false {
   if (queries === undefined) return undefined;
   const own = queries.filter((query) => query.type === type);
   if (own.length === 0) return false;
   if (own.some((query) => query.test === undefined)) return undefined;
   const tests = own.map((query) => query.test!);
-  if (tests.length === 1) {
-    const [test] = tests as [(payload: BotEventContext['payload']) => boolean];
-    return (ctx) => test(ctx.payload);
-  }
-  return (ctx) => tests.some((test) => test(ctx.payload));
+  if (tests.length === 1) return tests[0];
+  return (payload) => tests.some((test) => test(payload));
 }
-
-const both = (first: Test | undefined, second: Test | undefined): Test | undefined =>
-  first === undefined ? second : second === undefined ? first : (ctx) => first(ctx) && second(ctx);
 
 /** The text `hears` and `command` read: an INCOMING chatbot event's `messageText`. */
 function incomingText(ctx: BotEventContext): string | undefined {
@@ -454,17 +484,17 @@ export class Composer<S = undefined, Q extends FilterQuery = WebhookType> {
           steps.push({ kind: OTHERWISE, fns: registration.fns });
           break;
         case 'handle': {
-          const test = testFor(registration.queries, type);
-          if (test === false) break;
-          const { fns, marks } = registration;
-          steps.push({ kind: HANDLE, test: both(test, registration.test), fns, marks });
+          const match = testFor(registration.queries, type);
+          if (match === false) break;
+          const { test, fns, marks } = registration;
+          steps.push({ kind: HANDLE, match, test, fns, marks });
           break;
         }
         case 'mount': {
-          const test = testFor(registration.queries, type);
-          if (test === false) break;
+          const match = testFor(registration.queries, type);
+          if (match === false) break;
           const child = registration.composer.compile(type);
-          if (child.steps.length > 0) steps.push({ kind: CHILD, test, child });
+          if (child.steps.length > 0) steps.push({ kind: CHILD, match, child });
           break;
         }
       }
