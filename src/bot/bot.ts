@@ -7,7 +7,15 @@ import {
 } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import { BotEventContext, serialise, type BotRuntime, type SessionSlot } from './context.js';
-import { Composer, currentGeneration, isThenable, runCompiled, type Compiled } from './composer.js';
+import {
+  compileComposer,
+  Composer,
+  currentGeneration,
+  handledTypesOf,
+  isThenable,
+  runCompiled,
+  type Compiled,
+} from './composer.js';
 import {
   createMemorySessionStore,
   SessionConflictError,
@@ -171,7 +179,7 @@ export class Bot<S = undefined> extends Composer<S> {
    */
   handlers(): WebhookHandlers {
     const handlers: Partial<Record<(typeof CALLBACK_NAMES)[WebhookType], WebhookCallback<never>>> = {};
-    const types = this.handledTypes();
+    const types = handledTypesOf(this);
     for (const type of WEBHOOK_TYPES) {
       if (!types.has(type)) continue;
       handlers[CALLBACK_NAMES[type]] = (payload: unknown, ctx: WebhookContext) =>
@@ -188,7 +196,7 @@ export class Bot<S = undefined> extends Composer<S> {
     }
     let compiled = this.#compiled.get(type);
     if (compiled === undefined) {
-      compiled = this.compile(type);
+      compiled = compileComposer(this, type);
       this.#compiled.set(type, compiled);
     }
     const ctx = new BotEventContext(payload as BotEventContext['payload'], job, this.#runtime);

@@ -278,6 +278,11 @@ function stateless(pattern: RegExp): RegExp {
     : pattern;
 }
 
+/** A composer compiled for one webhook type (for the bot; not a method, so not public API). */
+export let compileComposer: (composer: object, type: WebhookType) => Compiled;
+/** The webhook types some handler of a composer can run for (for the bot's `handlers()`). */
+export let handledTypesOf: (composer: object) => Set<WebhookType>;
+
 /**
  * A set of handlers and middleware for the webhook events, composable: a bot (`createBot`) is one,
  * and `bot.use(composer)` mounts another, so an app splits its handlers across files (like grammY's
@@ -473,7 +478,7 @@ export class Composer<S = undefined, Q extends FilterQuery = WebhookType> {
   }
 
   /** This composer compiled for one webhook type: only the registrations that can see it. */
-  compile(type: WebhookType): Compiled {
+  #compile(type: WebhookType): Compiled {
     const steps: Step[] = [];
     for (const registration of this.#registrations) {
       switch (registration.kind) {
@@ -493,7 +498,7 @@ export class Composer<S = undefined, Q extends FilterQuery = WebhookType> {
         case 'mount': {
           const match = testFor(registration.queries, type);
           if (match === false) break;
-          const child = registration.composer.compile(type);
+          const child = registration.composer.#compile(type);
           if (child.steps.length > 0) steps.push({ kind: CHILD, match, child });
           break;
         }
@@ -503,13 +508,13 @@ export class Composer<S = undefined, Q extends FilterQuery = WebhookType> {
   }
 
   /** The webhook types some handler of this composer (or of what it mounts) can run for. */
-  handledTypes(): Set<WebhookType> {
+  #handledTypes(): Set<WebhookType> {
     const scope = new Set(this.#scope.map((query) => query.split(':')[0] as WebhookType));
     const types = new Set<WebhookType>();
     for (const registration of this.#registrations) {
       if (registration.kind === 'use') continue;
       if (registration.kind === 'mount') {
-        for (const type of registration.composer.handledTypes()) if (scope.has(type)) types.add(type);
+        for (const type of registration.composer.#handledTypes()) if (scope.has(type)) types.add(type);
         continue;
       }
       const own =
@@ -519,6 +524,11 @@ export class Composer<S = undefined, Q extends FilterQuery = WebhookType> {
       for (const type of own) if (scope.has(type)) types.add(type);
     }
     return types;
+  }
+
+  static {
+    compileComposer = (composer, type) => (composer as Composer).#compile(type);
+    handledTypesOf = (composer) => (composer as Composer).#handledTypes();
   }
 
   #register(registration: Registration): this {

@@ -53,13 +53,6 @@ export type FilterQuery =
   | `chatbot:INCOMING:${ChatbotIncomingMessageType}`
   | `chatbot:OUTGOING:${ChatbotMessageType}`;
 
-/** What a chatbot `messageType` query guarantees beyond the value itself. */
-type ChatbotKind<K extends string> = K extends 'TEXT'
-  ? { readonly messageType: 'TEXT'; readonly messageText: string }
-  : K extends 'MEDIA'
-    ? { readonly messageType: 'MEDIA'; readonly mediaUrl: string }
-    : { readonly messageType: K };
-
 /** The payload a query matches: its webhook type's payload narrowed to the query's kind. */
 export type FilteredPayload<Q extends FilterQuery> = Q extends WebhookType
   ? WebhookPayloads[Q]
@@ -72,7 +65,13 @@ export type FilteredPayload<Q extends FilterQuery> = Q extends WebhookType
         : Q extends `event:${infer K}`
           ? Extract<PartnerEvent, { eventType: K }>
           : Q extends `chatbot:${infer D}:${infer K}`
-            ? Extract<ChatbotEvent, { direction: D }> & ChatbotKind<K>
+            ? Extract<ChatbotEvent, { direction: D }> &
+                // What a messageType query guarantees beyond the value: TEXT a text, MEDIA a URL.
+                (K extends 'TEXT'
+                  ? { readonly messageType: 'TEXT'; readonly messageText: string }
+                  : K extends 'MEDIA'
+                    ? { readonly messageType: 'MEDIA'; readonly mediaUrl: string }
+                    : { readonly messageType: K })
             : Q extends `chatbot:${infer D}`
               ? Extract<ChatbotEvent, { direction: D }>
               : never;
@@ -122,7 +121,7 @@ const KIND_VALUES: Readonly<Record<WebhookType, readonly string[]>> = {
 const INCOMING_CHATBOT_TYPES = CHATBOT_MESSAGE_TYPES.filter((type) => type !== 'Combined');
 
 /** Every query, for the run-time check of a JavaScript caller and its "did you mean". */
-export const FILTER_QUERIES: readonly FilterQuery[] = [
+const FILTER_QUERIES: readonly FilterQuery[] = [
   ...WEBHOOK_TYPES.flatMap((type) => [type, ...KIND_VALUES[type].map((kind) => `${type}:${kind}`)]),
   ...INCOMING_CHATBOT_TYPES.map((kind) => `chatbot:INCOMING:${kind}`),
   ...CHATBOT_MESSAGE_TYPES.map((kind) => `chatbot:OUTGOING:${kind}`),

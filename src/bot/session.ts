@@ -60,7 +60,7 @@ export interface MemorySessionStoreOptions {
   readonly ttlMs?: number | undefined;
 }
 
-export const DEFAULT_SESSION_MAX = 10_000;
+const DEFAULT_SESSION_MAX = 10_000;
 export const DEFAULT_SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const MEMORY_SESSION_STORE_OPTION_KEYS = optionKeys<MemorySessionStoreOptions>()(['max', 'ttlMs']);

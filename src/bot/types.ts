@@ -21,18 +21,14 @@ export interface AgentMessagesApi {
 }
 
 /**
- * The webhook types a conversation session applies to by default: their ordering key is a
- * conversation (chatbot: the chat participant; incoming: the customer and your number).
- */
-type ConversationType = 'chatbot' | 'incoming';
-
-/**
  * `ctx.session` for events of type `T`: the session on chatbot and incoming events; on the other
  * types (keyed by a message, a number) there is none by default, unless `getSessionKey` gives one.
  */
 export type SessionOf<T extends WebhookType, S> = [S] extends [undefined]
   ? undefined
-  : T extends ConversationType
+  : // chatbot and incoming events: their ordering key is a conversation (the chat participant;
+    // the customer and your number)
+    T extends 'chatbot' | 'incoming'
     ? S
     : S | undefined;
 
