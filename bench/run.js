@@ -111,6 +111,12 @@ const SCENARIOS = [
     module: './scenarios/bundle-size.js',
   },
   {
+    id: 16,
+    name: 'bot-dispatch',
+    title: 'Bot handler API: CPU µs per event over a single callback',
+    module: './scenarios/bot-dispatch.js',
+  },
+  {
     id: 11,
     name: 'ladder',
     optIn: true,

@@ -11,7 +11,7 @@
 #                  ajv ajv-formats (openapi-json: the JSON Schemas, as a user validates with them)
 #   node-only/     messaging-webhooks pino @types/node        (no @types/express)
 #   with-express/tools/   the test tools of docs/testing-your-app.md (tsx jest ts-jest typescript
-#                  @types/jest), linked from this repo's node_modules: the same pinned versions without
+#                  @types/jest vitest), linked from this repo's node_modules: the same pinned versions without
 #                  installing jest's ~200 packages again (15 s of CPU); its apps resolve the package,
 #                  express and the types from with-express/, the tools from here, and the other apps
 #                  do not see the tools.
@@ -22,8 +22,8 @@
 # non-zero unless its callback ran. skipLibCheck is false where the package's declarations are the
 # point (ts-cjs: the .d.cts of all six entries; node-http-only: no @types/express), true elsewhere
 # (the `tsc --init` default). The apps of docs/testing-your-app.md run their `npm test` instead:
-# node-test (node:test with tsx) and jest-esm (jest's ESM mode, ts-jest) test an Express app with the
-# emulator, their tsconfig.json only type-checks; jest-cjs runs jest's default CommonJS setup and
+# node-test (node:test with tsx), jest-esm (jest's ESM mode, ts-jest) and vitest test an Express app
+# with the emulator, their tsconfig.json only type-checks; jest-cjs runs jest's default CommonJS setup and
 # checks the error it gives. Before the apps, scripts/check-docs.mjs checks the tarball's Markdown:
 # every relative link resolves inside the package, and blocks shown as an app's files are those
 # files. The last line is "consumer matrix: N passed, N failed".
@@ -67,7 +67,7 @@ link_tools() { # <dir> <packages...>: this repo's installs of the packages, and 
 started=$SECONDS
 install_root "$work/with-express" $(pin express pino bullmq ioredis fastify @types/express @types/node ajv ajv-formats) || exit 1
 install_root "$work/node-only" $(pin pino @types/node) || exit 1
-link_tools "$work/with-express/tools" tsx jest ts-jest typescript @types/jest
+link_tools "$work/with-express/tools" tsx jest ts-jest typescript @types/jest vitest
 link_tools "$work/node-only/tools" esbuild miniflare
 echo "installed in $((SECONDS - started)) s"
 [ ! -e "$work/node-only/node_modules/@types/express" ] || { echo "node-only root has @types/express"; exit 1; }
@@ -75,7 +75,7 @@ echo "installed in $((SECONDS - started)) s"
 # Copy every app under its root, then compile the TypeScript ones in parallel (tsc dominates).
 APPS=(ts-esm:with-express ts-cjs:with-express ts-bundler:with-express js-esm:with-express
   js-cjs:with-express node-http-only:node-only source-maps:with-express openapi-json:with-express)
-APPS+=(node-test:with-express/tools jest-esm:with-express/tools jest-cjs:with-express/tools)
+APPS+=(node-test:with-express/tools jest-esm:with-express/tools jest-cjs:with-express/tools vitest:with-express/tools)
 APPS+=(cloudflare-worker:node-only/tools)
 for spec in "${APPS[@]}"; do
   name="${spec%%:*}" dir="$work/${spec#*:}/apps/${spec%%:*}"
@@ -120,7 +120,7 @@ run_test_script() { # <name> <root>: the app's `npm test`, after its type check
     (cd "$dir" && timeout 120 npm test --silent >test.log 2>&1) || { cat "$dir/test.log"; ok=0; }
   fi
   if [ "$ok" -eq 1 ]; then
-    echo "$name: ok ($(grep -m1 -E '^# pass|^Tests:' "$dir/test.log"))"
+    echo "$name: ok ($(sed 's/\x1b\[[0-9;]*m//g' "$dir/test.log" | grep -m1 -E '^# pass|^Tests:|^ +Tests '))"
     passed=$((passed + 1))
   else
     echo "$name: FAIL"
@@ -141,6 +141,7 @@ run_app source-maps with-express --enable-source-maps
 run_app openapi-json with-express
 run_test_script node-test with-express/tools
 run_test_script jest-esm with-express/tools
+run_test_script vitest with-express/tools
 run_app jest-cjs with-express/tools
 run_app cloudflare-worker node-only/tools
 

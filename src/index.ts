@@ -78,3 +78,39 @@ export type {
 } from './schemas/index.js';
 export { isChatbotV2, reactionOf } from './schemas/index.js';
 export type { DeliveryStateChange } from './delivery/tracker.js';
+
+// Bots: handlers by filter, text and middleware, composed across files; replies; conversation state.
+export {
+  Bot,
+  Composer,
+  createBot,
+  createMemorySessionStore,
+  SessionConflictError,
+  type AgentMessagesApi,
+  type BotOptions,
+  type ChatbotContext,
+  type ChatbotIncomingMessageType,
+  type ChatbotMessageType,
+  type CompatibleQuery,
+  type Context,
+  type ContextOf,
+  type ErrorHandler,
+  type EventContext,
+  type FilteredPayload,
+  type FilterQuery,
+  type FilterType,
+  type Handler,
+  type MediaReplyOptions,
+  type MemorySessionStore,
+  type MemorySessionStoreOptions,
+  type Middleware,
+  type Narrow,
+  type NextFunction,
+  type ReplyMedia,
+  type ReplyOptions,
+  type SessionOf,
+  type SessionOptions,
+  type SessionRecord,
+  type SessionStore,
+  type TextContext,
+} from './bot/index.js';

@@ -43,3 +43,4 @@ export * from './worker.js';
 export { REDIS_NAME_ENV, sharedRedisNames, type RedisNameSource, type SharedRedisNames } from './names.js';
 export { type ComponentHealth } from './health.js';
 export * from './dlq.js';
+export * from './session-store.js';

@@ -16,3 +16,4 @@ export * from './detect.js';
 export * from './parse.js';
 export * from './webhook-config.js';
 export * from './resources.js';
+export * from './agent-message.js';

@@ -11,3 +11,4 @@ export * from './fixtures.js';
 export * from './builders.js';
 export * from './capture.js';
 export * from './replay.js';
+export * from './settle.js';

@@ -4,13 +4,20 @@
  * to the README block (test/types/readme-sync.test.ts compares them).
  */
 declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
-declare function reply(chatParticipantId: string, text: string): Promise<void>;
+declare const agentMessages: import('../../src/index.js').AgentMessagesApi;
 declare function optOut(waId: string): Promise<void>;
 
 // README Quick start: begin
 import express from 'express';
 import { pino } from 'pino';
-import { createWebhookRouter, spillToJsonl } from '../../src/index.js';
+import { createBot, createWebhookRouter, spillToJsonl } from '../../src/index.js';
+
+// The chatbot: handlers by filter, text and middleware (docs/bots.md). ctx.reply answers through
+// agentMessages: a platform client's (Send an agent message, v2), or any { send, uploadMedia }.
+const bot = createBot({ agentMessages });
+bot.on('chatbot:INCOMING:TEXT', async (ctx) => {
+  await ctx.reply(`You said: ${ctx.payload.messageText}`); // messageText: a string here
+});
 
 const webhooks = createWebhookRouter({
   token: process.env.WEBHOOK_TOKEN, // configure https://you.example/webhooks/<token>/chatbot on the platform
@@ -23,12 +30,7 @@ const webhooks = createWebhookRouter({
   onStatus: async (receipt, ctx) => {
     if (ctx.delivery?.applied) await saveDeliveryState(receipt.gstId, ctx.delivery.current);
   },
-  onChatbot: async (event) => {
-    // messageText is omitted when the event carries no text (media, location, ...)
-    if (event.direction === 'INCOMING' && event.messageText) {
-      await reply(event.chatParticipantId, event.messageText);
-    }
-  },
+  ...bot.handlers(), // onChatbot: each chatbot event through the bot's handlers
   onEvent: async (event) => {
     if (event.eventType === 'USER_PREFERENCE' && event.preferenceValue === 'stop') await optOut(event.waId);
   },
