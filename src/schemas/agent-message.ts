@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identifier } from './fields.js';
 import { CHAT_CHANNEL_VALUES } from './resources.js';
 
