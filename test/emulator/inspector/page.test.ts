@@ -297,6 +297,8 @@ describeInBrowser('inspector page in a browser', () => {
 
     // update: Edit fills the form from the row; the scope is fixed (rule 7)
     await page.getByRole('button', { name: `Edit configuration ${String(created?.id)}` }).click();
+    // Edit fetches the stored configuration: the form is filled once its legend says so
+    await page.locator('#config-legend').filter({ hasText: 'Update configuration' }).waitFor();
     await expect(form.locator('input[name="incomingMessageURL"]').inputValue()).resolves.toBe(
       a.incomingMessageURL,
     );
