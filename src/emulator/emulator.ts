@@ -41,6 +41,7 @@ import {
 import { createTriggers } from './triggers.js';
 import type { Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { withSafeErrors } from '../logger.js';
 
 export type { Emulator, EmulatorOptions } from './types.js';
 
@@ -172,7 +173,8 @@ function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): Emul
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   validateOptions(options);
-  const logger = options.logger ?? pino({ level: 'silent' });
+  // the one error serializer of every library logger: an error's own fields never reach a log line
+  const logger = withSafeErrors(options.logger ?? pino({ level: 'silent' }));
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
   const startSnapshot: EmulatorSnapshot | undefined =
     options.state === undefined ? undefined : parseSnapshot(options.state);
