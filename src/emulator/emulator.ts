@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createClock, createRealTimeClock, type EmulatorClock } from './clock.js';
+import {
+  createClock,
+  createRealTimeClock,
+  emulatorTimeSchema,
+  MAX_EMULATOR_TIME,
+  type EmulatorClock,
+} from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
@@ -38,6 +44,7 @@ import {
   type EmulatorState,
   type RetentionOptions,
 } from './state/index.js';
+import { loadSnapshotState } from './state/snapshot.js';
 import { createTriggers } from './triggers.js';
 import type { Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
@@ -107,11 +114,11 @@ function validateOptions(options: EmulatorOptions): void {
     clock !== undefined &&
     clock !== 'manual' &&
     clock !== 'real-time' &&
-    !(typeof clock === 'number' && Number.isFinite(clock)) &&
+    !(typeof clock === 'number' && emulatorTimeSchema.safeParse(clock).success) &&
     !(typeof clock === 'object' && clock !== null && typeof clock.now === 'function')
   ) {
     throw new TypeError(
-      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${JSON.stringify(clock)}`,
+      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${String(JSON.stringify(clock) ?? clock)} (a start time is within ±${MAX_EMULATOR_TIME} ms: what a Date holds)`,
     );
   }
   if (options.seed !== undefined && options.state !== undefined) {
@@ -177,7 +184,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const logger = withSafeErrors(options.logger ?? pino({ level: 'silent' }));
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
   const startSnapshot: EmulatorSnapshot | undefined =
-    options.state === undefined ? undefined : parseSnapshot(options.state);
+    options.state === undefined ? undefined : parseSnapshot(options.state, options.retention);
   const clock = makeClock(options.clock, startSnapshot?.clock);
   const prefixes: EmulatorPrefixes = {
     messaging: options.messagingPrefix ?? '',
@@ -199,10 +206,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     }
     return next;
   };
-  /** Replaces the state's records with `next`'s (the state and its Maps stay the same objects). */
+  /**
+   * Replaces the state's records with `next`'s (the state and its Maps stay the same objects).
+   * All or nothing: `next` loaded into a state with the same retention already, so this load
+   * cannot fail; were it to, the records held before are put back before the error is thrown.
+   */
   const adopt = (next: EmulatorState): void => {
+    const previous = snapshotRecords(state, clock.now());
     state.clear();
-    loadSnapshot(state, snapshotRecords(next, clock.now()));
+    try {
+      loadSnapshot(state, snapshotRecords(next, clock.now()));
+    } catch (error) {
+      state.clear();
+      loadSnapshot(state, previous);
+      throw error;
+    }
   };
   adopt(build(undefined, now()));
   // The seed's users and keys: the inspector lists these API keys and no other (none made later).
@@ -315,10 +333,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return { ...takeSnapshot(state, clock.now()), seedKeys };
     },
     restore(input) {
-      const snapshot = parseSnapshot(input);
-      state.clear();
-      loadSnapshot(state, snapshot);
+      // validated whole on a scratch state with this emulator's retention, then swapped in: a
+      // snapshot that fails anywhere leaves the emulator exactly as it was
+      const { snapshot, state: next } = loadSnapshotState(input, options.retention);
+      // the clock first: an injected clock may refuse the time, and then nothing has changed
       if (snapshot.clock !== undefined) clock.set(snapshot.clock);
+      adopt(next);
       seeded = seedKeys(snapshot);
     },
     describe() {

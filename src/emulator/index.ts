@@ -30,7 +30,7 @@ export type {
   MessageListQuery,
   RatingWidgetListQuery,
 } from './listings.js';
-export { createClock, createRealTimeClock } from './clock.js';
+export { ClockValueError, createClock, createRealTimeClock, MAX_EMULATOR_TIME } from './clock.js';
 export type { EmulatorClock, ClockOptions, RealTimeClockOptions } from './clock.js';
 export { createSeededRandom } from './random.js';
 export type { RandomSource } from './random.js';

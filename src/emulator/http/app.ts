@@ -7,8 +7,11 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  fallbackErrorResponse,
   toErrorResponse,
 } from '../errors.js';
+import { MAX_SNAPSHOT_DEPTH } from '../state/nesting.js';
+import { checkBodyDepth } from './validate.js';
 import type { EmulatorContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
@@ -117,16 +120,35 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
       else res.status(status).json(result.body);
     };
 
+  /**
+   * The error handler cannot throw: Express would hand its throw to the server, and an embedding
+   * test process would die with it. Whatever fails while the answer is built or written (an
+   * invalid clock, a logger that throws, details JSON cannot hold) falls back to a fixed 500 body,
+   * and a socket that cannot be answered any more is destroyed.
+   */
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const path = (res.locals as Partial<Locals>).path ?? req.url;
-    const known = toEmulatorError(error, req.method, path);
-    if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
-    if (res.headersSent) {
-      res.destroy();
-      return;
+    try {
+      const path = (res.locals as Partial<Locals>).path ?? req.url;
+      const known = toEmulatorError(error, req.method, path);
+      if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const { status, body } = toErrorResponse(known ?? error, options.now());
+      res.status(status).type('application/json').send(JSON.stringify(body));
+    } catch {
+      try {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const { status, body } = fallbackErrorResponse();
+        res.status(status).type('application/json').send(JSON.stringify(body));
+      } catch {
+        res.destroy();
+      }
     }
-    const { status, body } = toErrorResponse(known ?? error, options.now());
-    res.status(status).json(body);
   };
 
   app.use((req, res, next) => {
@@ -189,11 +211,16 @@ function parseJson(body: unknown): unknown {
   if (!Buffer.isBuffer(body)) return undefined;
   const text = body.toString('utf8');
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     throw new BadRequestError('Request body is not valid JSON', { cause: error, field: 'body' });
   }
+  // every body, before any route (a snapshot's too): nothing kept may be too deep to copy or
+  // serialise again; the routes' own schemas hold bodies to MAX_BODY_DEPTH (parseBody)
+  checkBodyDepth(parsed, MAX_SNAPSHOT_DEPTH);
+  return parsed;
 }
 
 /** Maps what Express and its body parser throw to the emulator's errors; undefined for a bug. */

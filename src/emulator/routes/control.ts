@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClockValueError, clockAdvanceSchema, emulatorTimeSchema } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { faultProbabilitiesSchema, queuedFaultSchema } from '../emit/faults.js';
 import { routesOf, type Router } from '../http/router.js';
@@ -21,8 +22,9 @@ import type { Emulator } from '../types.js';
 /** The reserved path prefix of the control surface. */
 export const CONTROL_PREFIX = '/_emulator';
 
-const clockAdvanceSchema = z.object({ ms: z.number().min(0) });
-const clockSetSchema = z.object({ time: z.number() });
+// the clock's own domain (clock.ts): the times a Date holds, as at every other entrance
+const clockAdvanceBodySchema = z.object({ ms: clockAdvanceSchema });
+const clockSetBodySchema = z.object({ time: emulatorTimeSchema });
 const resetSchema = z.object({
   seed: z.union([z.literal('default'), z.literal('empty'), emulatorSeedSchema]).optional(),
 });
@@ -107,8 +109,14 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
   }));
 
   on.get('/clock', () => ({ body: { now: emulator.clock.now() } }));
-  post('/clock/advance', (body) => ({ now: emulator.advanceClock(parseBody(clockAdvanceSchema, body).ms) }));
-  post('/clock', (body) => ({ now: emulator.setClock(parseBody(clockSetSchema, body).time) }));
+  post('/clock/advance', (body) => {
+    const { ms } = parseBody(clockAdvanceBodySchema, body);
+    return { now: onClock('ms', () => emulator.advanceClock(ms)) };
+  });
+  post('/clock', (body) => {
+    const { time } = parseBody(clockSetBodySchema, body);
+    return { now: onClock('time', () => emulator.setClock(time)) };
+  });
 
   on.get('/deliveries', ({ query }) => ({
     body: deliveryPage(emulator.deliveries(), parseListQuery(deliveryListQuerySchema, query)),
@@ -136,6 +144,16 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     emulator.clearFaults();
     return { status: 204 };
   });
+}
+
+/** A clock call whose refusal (a time past what a Date holds) is a 400 naming `field`. */
+function onClock(field: string, move: () => number): number {
+  try {
+    return move();
+  } catch (error) {
+    if (error instanceof ClockValueError) throw new BadRequestError(error.message, { field, cause: error });
+    throw error;
+  }
 }
 
 function asRecord(body: unknown): Record<string, unknown> {
