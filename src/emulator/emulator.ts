@@ -12,6 +12,7 @@ import {
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
+import { createSelfDeliveryGuard, type ListenAddress } from './emit/self-delivery.js';
 import {
   createFaultPlanner,
   faultProbabilitiesSchema,
@@ -52,6 +53,9 @@ import { withSafeErrors } from '../logger.js';
 
 export type { Emulator, EmulatorOptions } from './types.js';
 
+/** Default of {@link EmulatorOptions.idleTimeoutMs}. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
 /** Default of {@link EmulatorOptions.deliveryConcurrency}. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 1;
 
@@ -73,6 +77,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'routeGroups',
   'logger',
   'allowedHosts',
+  'idleTimeoutMs',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<DeliveryRetryOptions>()(['attempts', 'backoffMs']);
 const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
@@ -109,6 +114,7 @@ function validateOptions(options: EmulatorOptions): void {
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
+  checkWaitBound('idleTimeoutMs', options.idleTimeoutMs);
   const { clock } = options;
   if (
     clock !== undefined &&
@@ -130,6 +136,18 @@ function validateOptions(options: EmulatorOptions): void {
     if (prefix !== undefined && (typeof prefix !== 'string' || (prefix !== '' && !prefix.startsWith('/')))) {
       throw new TypeError(`${name} must be '' or start with '/', got ${JSON.stringify(prefix)}`);
     }
+  }
+}
+
+/** Largest wait bound a timer holds (setTimeout fires at once past 2^31 - 1 ms). */
+const MAX_WAIT_MS = 2_147_483_647;
+
+/** Throws a TypeError naming `name` unless `value` is undefined or a usable wait bound. */
+function checkWaitBound(name: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= MAX_WAIT_MS)) {
+    throw new TypeError(
+      `${name} must be milliseconds from 0 to ${MAX_WAIT_MS}, got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
 }
 
@@ -232,6 +250,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     );
   let seeded = seedKeys(startSnapshot);
 
+  // where listen() bound, for the self-delivery guard (none before listen(), or when embedded)
+  let bound: ListenAddress | undefined;
+  const allowedHosts = checkAllowedHosts(options.allowedHosts);
+  const self = createSelfDeliveryGuard(() => bound, allowedHosts);
   const faults = createFaultPlanner(createSeededRandom);
   const initialProbabilities = parseFaultOption(options.faults);
   faults.setProbabilities(initialProbabilities);
@@ -243,18 +265,34 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     logLimit: options.deliveryLogLimit ?? 10_000,
     concurrency: options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
     onAttempt: options.onDeliveryAttempt,
+    settleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    self,
   });
   const emitter = createEmitter(state, clock, faults, deliverer);
   const triggers = createTriggers(state, clock, emitter);
 
-  const context: EmulatorContext = { state, clock, logger, prefixes, now };
+  const context: EmulatorContext = {
+    state,
+    clock,
+    logger,
+    prefixes,
+    now,
+    refuseSelfDelivery: (body) => self.refuseConfigUrls(body),
+  };
   const router = createRouter();
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
   // runs before the API routes and the JSON 404/405; see http/app.ts.
   // the names of the address listen() was given and bound (before listen(): none)
   let listening: readonly string[] = [];
-  const hostAllowed = createHostCheck(checkAllowedHosts(options.allowedHosts), () => listening);
-  const http = createEmulatorApp({ router, state, logger, now, hostAllowed });
+  const hostAllowed = createHostCheck(allowedHosts, () => listening);
+  const http = createEmulatorApp({
+    router,
+    state,
+    logger,
+    now,
+    hostAllowed,
+    refuseOwnDelivery: (headers) => self.refuseOwnDelivery(headers),
+  });
   const inspector = createInspector({
     state,
     clock,
@@ -291,20 +329,25 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${shownHost}:${address.port}`;
       listening = [host, shownHost];
+      bound = { address: address.address, port: address.port };
       return url;
     },
-    async close() {
+    async close(closeOptions = {}) {
+      checkWaitBound('close: timeoutMs', closeOptions.timeoutMs);
       inspector.close();
-      await deliverer.close();
+      const report = await deliverer.close(closeOptions.timeoutMs);
       const running = server;
       server = undefined;
       url = undefined;
       listening = [];
-      if (running === undefined) return;
-      await new Promise<void>((resolve, reject) => {
-        running.close((error) => (error === undefined ? resolve() : reject(error)));
-        running.closeIdleConnections();
-      });
+      bound = undefined;
+      if (running !== undefined) {
+        await new Promise<void>((resolve, reject) => {
+          running.close((error) => (error === undefined ? resolve() : reject(error)));
+          running.closeIdleConnections();
+        });
+      }
+      return report;
     },
     reset(seed) {
       // a clock the emulator made goes back to its start; an injected clock is the caller's
@@ -408,7 +451,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       );
     },
     clearFaults: () => faults.clear(),
-    idle: () => deliverer.idle(),
+    async idle(idleOptions = {}) {
+      checkWaitBound('idle: timeoutMs', idleOptions.timeoutMs);
+      return deliverer.idle(idleOptions.timeoutMs);
+    },
     webhookConfigFor(numberRef) {
       const number = findNumber(state, numberRef);
       const config = number === undefined ? undefined : emitter.configFor(number);

@@ -10,8 +10,15 @@
  *
  * @packageDocumentation
  */
-export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY } from './emulator.js';
-export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './types.js';
+export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS } from './emulator.js';
+export type {
+  Emulator,
+  EmulatorOptions,
+  EmulatorDescription,
+  EmulatorIdleReport,
+  EmulatorCloseReport,
+  DeliveryFilter,
+} from './types.js';
 export {
   chatListQuerySchema,
   chatParticipantPage,

@@ -108,6 +108,14 @@ export interface EmulatorOptions {
   readonly faults?: FaultProbabilities;
   /** Route groups added after the built-in ones (for extensions). @default [] */
   readonly routeGroups?: readonly RouteGroup[];
+  /**
+   * Longest `idle()` and `close()` wait for deliveries to finish, real milliseconds: a delivery
+   * loop (a receiver that triggers the emulator on every event), a duplicate storm or a receiver
+   * that never answers cannot hold them forever. At the bound `idle()` resolves with what is
+   * still pending, and `close()` drops it (see {@link Emulator.close}).
+   * @default 30000
+   */
+  readonly idleTimeoutMs?: number;
   /** Logger. @default pino({ level: 'silent' }) */
   readonly logger?: Logger;
   /**
@@ -118,6 +126,20 @@ export interface EmulatorOptions {
    * @default []
    */
   readonly allowedHosts?: readonly string[];
+}
+
+/** What {@link Emulator.idle} saw when it returned. */
+export interface EmulatorIdleReport {
+  /** True when nothing was queued, held or in flight any more; false when the bound came first. */
+  readonly idle: boolean;
+  /** The deliveries still queued, held or in flight at the bound; empty when idle. */
+  readonly pending: readonly DeliveryLogEntry[];
+}
+
+/** What {@link Emulator.close} dropped. */
+export interface EmulatorCloseReport {
+  /** The deliveries not finished within the bound, now `failed` as dropped; empty when none. */
+  readonly dropped: readonly DeliveryLogEntry[];
 }
 
 /** Filter of {@link Emulator.deliveries}. */
@@ -166,8 +188,12 @@ export interface Emulator extends Triggers {
   readonly router: Router;
   /** Starts the HTTP server on 127.0.0.1 (by default); resolves with the base URL. @default port 0 */
   listen(port?: number, host?: string): Promise<string>;
-  /** Waits for in-flight deliveries, then stops the server. */
-  close(): Promise<void>;
+  /**
+   * Waits for deliveries (up to `timeoutMs`, default the `idleTimeoutMs` option), then stops the
+   * server. Deliveries not finished by then are dropped (requests aborted, retries cancelled,
+   * each logged `failed` with an error saying so) and listed in the report.
+   */
+  close(options?: { readonly timeoutMs?: number }): Promise<EmulatorCloseReport>;
   /**
    * Clears state, delivery log and faults, puts the clock back to its start time (unless the
    * clock was passed in), then loads `seed` (default: the constructor's seed, or its `state`).
@@ -210,8 +236,12 @@ export interface Emulator extends Triggers {
   setFaultProbabilities(probabilities: FaultProbabilities | null): void;
   /** Drops queued faults and probabilities. */
   clearFaults(): void;
-  /** Resolves when no delivery is queued, held or in flight. */
-  idle(): Promise<void>;
+  /**
+   * Resolves when no delivery is queued, held or in flight (`{ idle: true }`), or after
+   * `timeoutMs` (default the `idleTimeoutMs` option) with `{ idle: false, pending }`: the
+   * deliveries still queued, held or in flight, which go on.
+   */
+  idle(options?: { readonly timeoutMs?: number }): Promise<EmulatorIdleReport>;
   /** Scope rules 1–3: the configuration that applies to events on a number (msisdn or id). */
   webhookConfigFor(number: string): WebhookConfig | undefined;
   chatParticipant(id: string): Readonly<EmulatorChatParticipant> | undefined;

@@ -28,6 +28,8 @@ export type EmulatorAppOptions = Pick<EmulatorContext, 'state' | 'logger' | 'now
   readonly router: RouteTable;
   /** The DNS rebinding check (hosts.ts): true when the `Host` header names this emulator. */
   readonly hostAllowed: (host: string | undefined) => boolean;
+  /** Throws (403) for a delivery of this emulator to itself (emit/self-delivery.ts). */
+  readonly refuseOwnDelivery?: (headers: express.Request['headers']) => void;
 };
 
 /** Largest accepted request body: 1 MiB. */
@@ -152,6 +154,8 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
   };
 
   app.use((req, res, next) => {
+    // first of all: a delivery of this emulator to itself reaches no page and no route
+    options.refuseOwnDelivery?.(req.headers);
     let url: URL;
     try {
       url = new URL(req.url, 'http://emulator.invalid');

@@ -126,9 +126,12 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     return { status: 204 };
   });
   on.post('/deliveries/:id/resend', ({ params }) => ({ body: emulator.resend(params.id ?? '') }));
+  // bounded (the idleTimeoutMs option): `idle: false` and the ids still pending when it came first
   on.post('/idle', async () => {
-    await emulator.idle();
-    return { body: { deliveries: emulator.deliveries().length } };
+    const { idle, pending } = await emulator.idle();
+    return {
+      body: { deliveries: emulator.deliveries().length, idle, pending: pending.map((entry) => entry.id) },
+    };
   });
 
   post('/faults', (body) => {

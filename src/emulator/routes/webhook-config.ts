@@ -36,11 +36,12 @@ export const webhookConfigPath = (messagingPrefix: string): string =>
  * delete, with scope rules 1–8. Response bodies of create, update, get default and delete are
  * not shown in the documentation: the emulator answers 200 with the configuration row.
  */
-export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => {
+export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes, refuseSelfDelivery }) => {
   const on = routesOf(router, true, webhookConfigPath(prefixes.messaging));
 
   on.post('', ({ auth, body }) => {
     const input = parseBody(webhookConfigCreateSchema, body);
+    refuseSelfDelivery(input);
     let messagingNumberId: string | null = null;
     let messagingNumberMsisdn: string | null = null;
     if (typeof input.messagingNumberId === 'string') {
@@ -80,6 +81,7 @@ export const webhookConfigRoutes: RouteGroup = (router, { state, prefixes }) => 
   });
   on.put('', ({ auth, body }) => {
     const { id, messagingNumberId: _ignored, ...input } = parseBody(webhookConfigUpdateSchema, body);
+    refuseSelfDelivery(input);
     // scope rule 7: scope cannot change on update, so messagingNumberId is ignored
     const current = ownConfig(state, auth.client.id, id);
     const { clientId, messagingNumberId, messagingNumberMsisdn } = current;
