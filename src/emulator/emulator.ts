@@ -466,6 +466,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   };
 
   for (const group of [...API_ROUTE_GROUPS, ...(options.routeGroups ?? [])]) group(router, context);
-  controlRoutes(router, emulator, triggers);
+  controlRoutes(router, emulator, triggers, (userId, apiKey) => seeded.has(`${userId} ${apiKey}`));
   return emulator;
 }

@@ -46,6 +46,11 @@ export const emulatorSnapshotSchema = z.object({
    * made later is a credential, not a fixture). @default every user's (the snapshot is the seed)
    */
   seedKeys: z.array(z.object({ userId: z.string(), apiKey: z.string() })).optional(),
+  /**
+   * Set on a snapshot served with its credentials masked (`GET /_emulator/snapshot` without
+   * `?reveal=keys`): it cannot be restored, its keys and passwords are gone.
+   */
+  masked: z.literal(true).optional(),
 });
 /** A snapshot as given (lists optional). */
 export type EmulatorSnapshotInput = z.input<typeof emulatorSnapshotSchema>;
@@ -116,6 +121,12 @@ export function loadSnapshotState(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new SnapshotError(issue?.message ?? 'invalid', issue?.path.map(String).join('.') ?? '');
+  }
+  if (parsed.data.masked === true) {
+    throw new SnapshotError(
+      'this snapshot has its API keys and passwords masked (GET /_emulator/snapshot without ?reveal=keys); take it with GET /_emulator/snapshot?reveal=keys to restore it',
+      'masked',
+    );
   }
   // a scratch state checks every reference and uniqueness rule, as loading would
   const state = createEmptyState(retention);
