@@ -19,7 +19,7 @@ import {
   queuedFaultSchema,
   type FaultProbabilities,
 } from './emit/faults.js';
-import { createEmulatorApp } from './http/app.js';
+import { clientErrorAnswer, createEmulatorApp } from './http/app.js';
 import { checkAllowedHosts, createHostCheck } from './http/hosts.js';
 import { createInspector } from './inspector/index.js';
 import { createRouter } from './http/router.js';
@@ -318,6 +318,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     async listen(port = 0, host = '127.0.0.1') {
       if (server !== undefined) throw new Error('The emulator is already listening');
       const created = createServer(http.listener);
+      // a request node:http cannot parse is answered in JSON too (Node's own answer has no body),
+      // but not while an answer to an earlier request on the socket is being written (as Node's own)
+      created.on('clientError', (error: Error & { code?: unknown }, socket) => {
+        if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+          socket.end(clientErrorAnswer(error));
+        } else {
+          socket.destroy();
+        }
+      });
       server = created;
       try {
         await once(created.listen(port, host), 'listening'); // rejects on an 'error' (port in use)

@@ -6,6 +6,7 @@
  * Before: `POST /_emulator/clock/advance {"ms":1e300}` answered 200 and the next error answer threw
  * `RangeError: Invalid time value` in the error handler, which killed the process.
  */
+import { connect } from 'node:net';
 import request from 'supertest';
 import {
   ClockValueError,
@@ -255,5 +256,33 @@ describe('restore is all or nothing', () => {
     // the first 'a' is dropped by this emulator's retention before the second arrives
     emulator.restore({ version: 1, ratingWidgets: [widget('a'), widget('b'), widget('a')] });
     expect(emulator.snapshot().ratingWidgets.map((w) => w.id)).toEqual(['a']);
+  });
+});
+
+describe('a request node:http cannot parse', () => {
+  it.each([
+    [
+      'headers over the limit',
+      `GET /_emulator/state?${'x'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      431,
+    ],
+    ['a malformed request line', 'GET /\u0001 HTTP/9\r\n\r\n', 400],
+  ])('is answered in JSON by the emulator’s own server: %s', async (_what, raw, status) => {
+    const emulator = createEmulator();
+    const url = new URL(await emulator.listen());
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.end(raw));
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text)).on('error', reject);
+      });
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/content-type: application\/json/i);
+      expect(JSON.parse(body)).toMatchObject({ status: 'ERROR', code: 'BAD_REQUEST' });
+    } finally {
+      await emulator.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import {
@@ -9,6 +10,7 @@ import {
   PayloadTooLargeError,
   fallbackErrorResponse,
   toErrorResponse,
+  type ErrorBody,
 } from '../errors.js';
 import { MAX_SNAPSHOT_DEPTH } from '../state/nesting.js';
 import { checkBodyDepth } from './validate.js';
@@ -242,4 +244,33 @@ function toEmulatorError(error: unknown, method: string, path: string): Emulator
     return new BadRequestError(String(message), { field: 'body' });
   }
   return undefined;
+}
+
+/**
+ * The raw answer to a request node:http could not parse (headers over its limit, a malformed
+ * request line): Node answers those itself, before any listener, with an empty body; the emulator's
+ * own server answers JSON like every other error, and closes the connection.
+ */
+export function clientErrorAnswer(error: Error & { code?: unknown }): string {
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'Request headers (or the request line) exceed the server limit',
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request did not arrive in time']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({
+    status: 'ERROR',
+    message,
+    requestId: randomUUID(),
+    timestamp: new Date().toISOString(),
+    code: 'BAD_REQUEST',
+  } satisfies ErrorBody);
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }
