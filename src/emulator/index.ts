@@ -58,6 +58,8 @@ export { parseBody } from './http/validate.js';
 export { readPageQuery, toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type {
   DeliveryAttempt,
+  DeliveryCloseReport,
+  DeliveryIdleReport,
   DeliveryLogEntry,
   DeliveryRetryOptions,
   DeliveryState,

@@ -5,6 +5,8 @@ import type { EmulatorClock } from './clock.js';
 import type { EmulatorPrefixes, RouteGroup } from './context.js';
 import type {
   DeliveryAttempt,
+  DeliveryCloseReport,
+  DeliveryIdleReport,
   DeliveryLogEntry,
   DeliveryState,
   DeliveryRetryOptions,
@@ -128,19 +130,11 @@ export interface EmulatorOptions {
   readonly allowedHosts?: readonly string[];
 }
 
-/** What {@link Emulator.idle} saw when it returned. */
-export interface EmulatorIdleReport {
-  /** True when nothing was queued, held or in flight any more; false when the bound came first. */
-  readonly idle: boolean;
-  /** The deliveries still queued, held or in flight at the bound; empty when idle. */
-  readonly pending: readonly DeliveryLogEntry[];
-}
+/** What {@link Emulator.idle} saw when it returned: `idle`, and the deliveries still `pending`. */
+export type EmulatorIdleReport = DeliveryIdleReport;
 
-/** What {@link Emulator.close} dropped. */
-export interface EmulatorCloseReport {
-  /** The deliveries not finished within the bound, now `failed` as dropped; empty when none. */
-  readonly dropped: readonly DeliveryLogEntry[];
-}
+/** What {@link Emulator.close} dropped: the deliveries not finished within the bound. */
+export type EmulatorCloseReport = DeliveryCloseReport;
 
 /** Filter of {@link Emulator.deliveries}. */
 export interface DeliveryFilter {

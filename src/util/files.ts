@@ -39,9 +39,9 @@ import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Permissions of a file the library creates: read and write by its owner only. */
-export const OWNER_FILE_MODE = 0o600;
+const OWNER_FILE_MODE = 0o600;
 /** Permissions of a directory the library creates: its owner only. */
-export const OWNER_DIRECTORY_MODE = 0o700;
+const OWNER_DIRECTORY_MODE = 0o700;
 
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const NON_BLOCK = constants.O_NONBLOCK ?? 0;
@@ -120,7 +120,7 @@ export function describeOpenFailure(file: string, error: Error): Error {
 }
 
 /** Creates `directory` and its missing parents with `mode` (existing ones keep theirs). */
-export function makeDirectory(directory: string, mode: number = OWNER_DIRECTORY_MODE): void {
+function makeDirectory(directory: string, mode: number = OWNER_DIRECTORY_MODE): void {
   mkdirSync(directory, { recursive: true, mode });
 }
 

@@ -72,7 +72,7 @@ export interface DeliveryLogEntry {
   error: string | null;
   /**
    * The receiver's answer to the last attempt when it answered JSON (`application/json` or a
-   * `+json` type): its first {@link RESPONSE_BODY_BYTES} bytes. Null for any other answer (an
+   * `+json` type): its first 1024 bytes. Null for any other answer (an
    * HTML page, text) or none: a delivery URL may name any local service, whose answers the log
    * must not make readable.
    */
@@ -119,7 +119,7 @@ export interface DelivererOptions {
   readonly self?: Pick<SelfDeliveryGuard, 'id' | 'selfTarget'> | undefined;
 }
 
-/** What {@link Deliverer.idle} saw when it returned. */
+/** What `idle()` saw when it returned. */
 export interface DeliveryIdleReport {
   /** True when nothing was queued, held or in flight any more; false when the bound came first. */
   readonly idle: boolean;
@@ -127,7 +127,7 @@ export interface DeliveryIdleReport {
   readonly pending: readonly DeliveryLogEntry[];
 }
 
-/** What {@link Deliverer.close} dropped. */
+/** What `close()` dropped. */
 export interface DeliveryCloseReport {
   /**
    * The deliveries not finished within the bound: each left queued, held or in flight, now
@@ -591,7 +591,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
 /** How much of a receiver's answer is read before the rest is cut (the connection then dropped). */
 const RESPONSE_READ_BYTES = 4096;
 /** How much of a receiver's JSON answer the log keeps. */
-export const RESPONSE_BODY_BYTES = 1024;
+const RESPONSE_BODY_BYTES = 1024;
 
 /** Whether a `content-type` is JSON (`application/json`, `application/problem+json`, ...). */
 function isJson(contentType: string | string[] | undefined): boolean {
@@ -609,7 +609,7 @@ const INJECTED_FAILURE: Outcome = { status: null, error: 'Injected failure (faul
 const DROPPED_OUTCOME: Outcome = { status: null, error: 'Not sent: the emulator is closing', body: null };
 const utf8 = new TextDecoder();
 
-/** The answer's text, cut at {@link RESPONSE_BODY_BYTES} (an incomplete last character dropped). */
+/** The answer's text, cut at `RESPONSE_BODY_BYTES` (an incomplete last character dropped). */
 function decodeHead(chunks: readonly Buffer[], size: number): string {
   const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
   if (size <= RESPONSE_BODY_BYTES) return utf8.decode(bytes);

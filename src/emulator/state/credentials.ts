@@ -8,7 +8,7 @@ import type { EmulatorSnapshot } from './snapshot.js';
  */
 
 /** What a masked password (or temporary password) reads. */
-export const MASKED_PASSWORD = '********';
+const MASKED_PASSWORD = '********';
 
 /**
  * An API key as shown: its last four characters after `****` when it is long enough to keep
