@@ -1,6 +1,51 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** node:fs and its promise API, under every name they are imported by. */
+const FS_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
+const FS_MODULE_PATTERN = '/^(node:)?fs(\\u002Fpromises)?$/';
+/** The functions of node:fs that create, change or open files and directories. */
+const FS_WRITES = [
+  'appendFile',
+  'appendFileSync',
+  'chmod',
+  'chmodSync',
+  'copyFile',
+  'copyFileSync',
+  'cp',
+  'cpSync',
+  'createWriteStream',
+  'link',
+  'linkSync',
+  'mkdir',
+  'mkdirSync',
+  'mkdtemp',
+  'mkdtempSync',
+  'open',
+  'openSync',
+  'opendir',
+  'rename',
+  'renameSync',
+  'rm',
+  'rmSync',
+  'rmdir',
+  'rmdirSync',
+  'symlink',
+  'symlinkSync',
+  'truncate',
+  'truncateSync',
+  'unlink',
+  'unlinkSync',
+  'write',
+  'writeFile',
+  'writeFileSync',
+  'writeSync',
+  'writev',
+  'writevSync',
+];
+const FS_MESSAGE =
+  'Write files through src/util/files.ts (owner-only modes, no symbolic links, regular files only, no FIFO waits)';
+
 export default tseslint.config(
   {
     ignores: [
@@ -30,7 +75,31 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-console': 'error' },
+    rules: {
+      'no-console': 'error',
+      // One way out for files: src/util/files.ts opens every file the library or CLI writes (0600
+      // files, 0700 directories, O_EXCL|O_NOFOLLOW temporary files renamed into place, regular
+      // files only, never waiting on a FIFO). A write call of node:fs anywhere else is refused.
+      'no-restricted-imports': [
+        'error',
+        ...FS_MODULES.map((name) => ({ name, importNames: FS_WRITES, message: FS_MESSAGE })),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `ImportDeclaration[source.value=${FS_MODULE_PATTERN}] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)`,
+          message: `${FS_MESSAGE} (import the functions you read with by name)`,
+        },
+        {
+          selector: `ImportExpression[source.value=${FS_MODULE_PATTERN}]`,
+          message: FS_MESSAGE,
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/util/files.ts'],
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
   {
     // the CLI's one way out to the terminal is src/cli/output.ts (it escapes control characters)

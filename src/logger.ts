@@ -103,6 +103,95 @@ export function scrubError(error: unknown, secret: string | undefined): unknown 
   };
 }
 
+/** How deep a chain of causes (and an AggregateError's `errors`) is followed in a log line. */
+const ERROR_MAX_DEPTH = 8;
+/** Most errors of an AggregateError's `errors` logged. */
+const ERROR_MAX_AGGREGATE = 10;
+
+/** An error as every library logger writes it: see {@link serializeError}. */
+interface SerializedError {
+  /** The constructor's name (pino's own error serializer names it so). */
+  readonly type?: string;
+  readonly name?: string;
+  readonly message?: string;
+  readonly code?: string | number;
+  readonly stack?: string;
+  readonly cause?: SerializedError | string | number | boolean;
+  /** An AggregateError's errors, each serialized the same way. */
+  readonly errors?: readonly (SerializedError | string | number | boolean)[];
+}
+
+/**
+ * The one way an error reaches a log line: an allowlist of its fields (`name`, `message`,
+ * `code`, `stack`, its `cause` chain and an AggregateError's `errors`, each serialized the same
+ * way), nothing else. Errors carry what failed with them: ioredis attaches the failed command
+ * (`command.args`: an AUTH password, a BullMQ job with the sender's number and text), HTTP
+ * clients their `config`, `request` and `response`, queues their job `data`; a serializer that
+ * copied enumerable properties (pino's default) wrote all of it. Every logger the library creates
+ * uses this one for `err` and `error`, with `redactLogs` on or off.
+ */
+export function serializeError(error: unknown): unknown {
+  return serializeAt(error, 0, new Set());
+}
+
+function serializeAt(
+  value: unknown,
+  depth: number,
+  seen: Set<object>,
+): SerializedError | string | number | boolean {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value !== 'object' || value === null) return { message: String(value) };
+  if (seen.has(value) || depth > ERROR_MAX_DEPTH) return { message: '[cause chain cut]' };
+  seen.add(value);
+  const fields = value as Readonly<Record<string, unknown>>;
+  const text = (key: string): string | undefined => {
+    try {
+      const field = fields[key];
+      return typeof field === 'string' ? field : undefined;
+    } catch {
+      return undefined; // a throwing getter must not lose the log line
+    }
+  };
+  const read = (key: string): unknown => {
+    try {
+      return fields[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const out: {
+    -readonly [K in keyof SerializedError]: SerializedError[K];
+  } = {};
+  const type = value instanceof Error ? value.constructor.name : text('type');
+  if (typeof type === 'string' && type !== '') out.type = type;
+  const name = text('name');
+  if (name !== undefined) out.name = name;
+  const message = text('message');
+  if (message !== undefined) out.message = message;
+  const code = read('code');
+  if (typeof code === 'string' || (typeof code === 'number' && Number.isFinite(code))) out.code = code;
+  const stack = text('stack');
+  if (stack !== undefined) out.stack = stack;
+  const cause = read('cause');
+  if (cause !== undefined) out.cause = serializeAt(cause, depth + 1, seen);
+  const errors = read('errors');
+  if (value instanceof AggregateError && Array.isArray(errors)) {
+    out.errors = errors.slice(0, ERROR_MAX_AGGREGATE).map((inner) => serializeAt(inner, depth + 1, seen));
+  }
+  return out;
+}
+
+/** The serializers every library logger has for errors (`err` is pino's key for them). */
+const ERROR_SERIALIZERS = { err: serializeError, error: serializeError };
+
+/**
+ * `logger` with the library's error serializer ({@link serializeError}): for a logger the library
+ * was handed rather than made through {@link createLibraryLogger} (the emulator's).
+ */
+export function withSafeErrors(logger: Logger): Logger {
+  return logger.child({}, { serializers: ERROR_SERIALIZERS });
+}
+
 /** Whether the options ask for redaction (the default). */
 export const redactsLogs = (options: LoggerOptions): boolean => options.redactLogs !== false;
 
@@ -122,16 +211,20 @@ export interface LoggerOptions {
 
 /**
  * The library's logger: a child of the injected one (silent by default), redacting by default.
- * Its children (`ctx.logger`) inherit the redaction and the masking serializers.
+ * Its children (`ctx.logger`) inherit the redaction and the masking serializers. Errors are
+ * written through {@link serializeError} whether redaction is on or off.
  */
 export function createLibraryLogger(options: LoggerOptions, name: string): Logger {
   const base = options.logger ?? createSilentLogger();
   return redactsLogs(options)
     ? base.child(
         { lib: name },
-        { redact: { paths: [...REDACT_PATHS], censor: REDACTED }, serializers: MASKING_SERIALIZERS },
+        {
+          redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+          serializers: { ...MASKING_SERIALIZERS, ...ERROR_SERIALIZERS },
+        },
       )
-    : base.child({ lib: name });
+    : base.child({ lib: name }, { serializers: ERROR_SERIALIZERS });
 }
 
 /** What the library and its users' callbacks use of a logger (pino's `BaseLogger`), in message order. */

@@ -1,8 +1,8 @@
-import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { dirname } from 'node:path';
+import type { WriteStream } from 'node:fs';
 import type { DeadLetter, UnfinishedJob, WebhookJob } from '../dispatch/types.js';
 import type { CaptureRecord } from './types.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
+import { checkFileMode, describeOpenFailure, openAppendStream } from '../util/files.js';
 
 /** Options of {@link createJsonlSink}. */
 export interface JsonlSinkOptions {
@@ -25,34 +25,6 @@ export interface JsonlSinkOptions {
    * @default 0o700
    */
   readonly directoryMode?: number | undefined;
-}
-
-/** Permissions of a JSONL file the library creates: read and write by its owner only. */
-const DEFAULT_FILE_MODE = 0o600;
-/** Permissions of a directory the library creates for a JSONL file: its owner only. */
-const DEFAULT_DIRECTORY_MODE = 0o700;
-
-/**
- * Append, create, and never through a symbolic link at the last path component: a link planted
- * where the file is expected (pointing at another user's file, or at a file the process may
- * write) is refused by the kernel (ELOOP) instead of appended to. Windows has no O_NOFOLLOW.
- */
-const APPEND_NO_FOLLOW =
-  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
-
-function checkMode(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= 0o7777)) {
-    throw new TypeError(`${name}: expected permission bits such as 0o600, got ${String(value)}`);
-  }
-}
-
-/** An open or write failure as reported: a refused symbolic link says so in plain words. */
-function describeFailure(file: string, error: Error): Error {
-  if ((error as NodeJS.ErrnoException).code !== 'ELOOP') return error;
-  return new Error(
-    `${file} is a symbolic link: refused, not followed (the file is opened with O_NOFOLLOW); give the real path`,
-    { cause: error },
-  );
 }
 
 /**
@@ -82,8 +54,8 @@ const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 /**
  * Opens `file` (and its directory, created when missing) for appending JSON lines. A file it
  * creates is `fileMode` (0600), each directory it creates `directoryMode` (0700); a symbolic link
- * at `file` itself is refused (the failure reaches `onError`, `flush()` and `close()`), never
- * followed.
+ * at `file` itself is refused, never followed, and so is anything but a regular file (a FIFO is
+ * refused at once, never waited on): the failure reaches `onError`, `flush()` and `close()`.
  *
  * @example
  * const sink = createJsonlSink('.spill/unfinished.jsonl');
@@ -100,14 +72,12 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
       `maxPendingBytes: expected a positive integer, got ${String(options.maxPendingBytes)}`,
     );
   }
-  checkMode('fileMode', options.fileMode);
-  checkMode('directoryMode', options.directoryMode);
-  mkdirSync(dirname(file), { recursive: true, mode: options.directoryMode ?? DEFAULT_DIRECTORY_MODE });
-  const stream: WriteStream = createWriteStream(file, {
-    // Numeric flags: fs.open takes them as they are.
-    flags: APPEND_NO_FOLLOW as unknown as string,
-    mode: options.fileMode ?? DEFAULT_FILE_MODE,
-    encoding: 'utf8',
+  checkFileMode('fileMode', options.fileMode);
+  checkFileMode('directoryMode', options.directoryMode);
+  // the one file opener (util/files.ts): 0600/0700, no symbolic link, regular files only, no FIFO wait
+  const stream: WriteStream = openAppendStream(file, {
+    fileMode: options.fileMode,
+    directoryMode: options.directoryMode,
   });
   let failure: Error | undefined;
   let closed = false;
@@ -126,7 +96,7 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
     }
   };
   stream.on('error', (error) => {
-    failure ??= describeFailure(file, error);
+    failure ??= describeOpenFailure(file, error);
     options.onError?.(error);
     settleWaiters();
   });
@@ -142,7 +112,7 @@ export function createJsonlSink(file: string, options: JsonlSinkOptions = {}): J
     // not wait for the disk; maxPendingBytes bounds the buffer instead.
     stream.write(`${line}\n`, (error) => {
       // A failed open or write reaches this callback before the stream's 'error' event.
-      if (error) failure ??= describeFailure(file, error);
+      if (error) failure ??= describeOpenFailure(file, error);
       pending -= 1;
       settleWaiters();
     });

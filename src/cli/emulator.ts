@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pino } from 'pino';
 import {
@@ -20,6 +20,7 @@ import {
 } from '../schemas/index.js';
 import { maskKey, maskUrl } from '../util/secrets.js';
 import { CliError, messageOf, type CliIo } from './output.js';
+import { readRegularFile, writeFileAtomically } from '../util/files.js';
 
 import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT, DEFAULT_EMULATOR_URL } from './defaults.js';
 
@@ -155,11 +156,15 @@ async function forwardWebhooks(
   return configured;
 }
 
+/** Largest `--state` file read: far above a full state at the default retention. */
+const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Reads `--state`: a snapshot file (JSON), as `--save-state` or `GET /_emulator/snapshot` wrote it. */
 function readStateFile(file: string): EmulatorSnapshotInput {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // a regular file only (a FIFO is refused at once, never waited on), no larger than a snapshot may be
+    text = readRegularFile(file, MAX_STATE_FILE_BYTES);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const why = code === 'ENOENT' ? 'no such file' : messageOf(error);
@@ -197,9 +202,8 @@ export async function stopEmulatorCommand(
   await emulator.close();
   if (options.saveState === undefined) return;
   const snapshot = emulator.snapshot();
-  const temporary = `${options.saveState}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(snapshot)}\n`);
-  renameSync(temporary, options.saveState);
+  // keys, passwords and phone numbers: 0600, through a fresh O_EXCL temporary file renamed over it
+  writeFileAtomically(options.saveState, `${JSON.stringify(snapshot)}\n`);
   io.out(
     `State saved to ${options.saveState} (${snapshot.chatParticipants.length} chats, ${snapshot.messages.length} outbound messages)`,
   );

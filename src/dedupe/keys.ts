@@ -1,4 +1,4 @@
-import { sha256Base64url } from '../util/sha256.js';
+import { sha256Base64url, sha256BytesBase64url } from '../util/sha256.js';
 import type { WebhookPayloads, WebhookType } from '../schemas/index.js';
 
 /**
@@ -12,7 +12,8 @@ export type DedupeKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) =
 export const DEDUPE_KEY_LENGTH = 43;
 
 /**
- * The key the pipeline stores for an identity: the base64url SHA-256 of `<type>` NUL `<identity>`,
+ * The key the pipeline stores for an identity: the base64url SHA-256 of `<type>` NUL `<identity>`
+ * (UTF-8; an identity with a lone surrogate as UTF-16 after a 0xFF byte, see below),
  * {@link DEDUPE_KEY_LENGTH} characters whatever the sender sent. Issue 16: an identity is
  * sender-controlled and can be as long as the body limit (a 1 MB `eventId` once exhausted a
  * 128 MB heap in 119 requests), and it may carry phone numbers or text that must not sit in
@@ -22,8 +23,26 @@ export const DEDUPE_KEY_LENGTH = 43;
  * target). One SHA-256 of a short identity costs about 0.6–1 µs (src/util/sha256.ts).
  */
 export function digestDedupeKey(type: WebhookType, identity: string): string {
-  return sha256Base64url(TYPE_TAGS[type] + identity);
+  // UTF-8 turns every lone surrogate into U+FFFD, so "\ud800", "\udbff" and "\ufffd" would be
+  // one key (two distinct events answered as duplicates, one never run). A string that is not
+  // well-formed UTF-16 is hashed as its UTF-16 code units instead, after a 0xFF byte that no UTF-8
+  // text contains: the two encodings never meet, and each keeps distinct strings distinct.
+  // isWellFormed() of a one-byte string (any ASCII id) is answered without a scan.
+  if ((identity as WellFormedCheck).isWellFormed()) return sha256Base64url(TYPE_TAGS[type] + identity);
+  return sha256BytesBase64url(
+    Buffer.concat([
+      LONE_SURROGATE_TAG,
+      Buffer.from(TYPE_TAGS[type], 'latin1'),
+      Buffer.from(identity, 'utf16le'),
+    ]),
+  );
 }
+
+/** `String.prototype.isWellFormed` (Node 20; in the ES2024 lib, newer than this project's). */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+/** The first byte of an identity hashed as UTF-16: 0xFF never occurs in UTF-8. */
+const LONE_SURROGATE_TAG = Buffer.from([0xff]);
 
 const TYPE_TAGS: { readonly [T in WebhookType]: string } = {
   chatbot: 'chatbot\0',

@@ -19,6 +19,12 @@ export interface EmulatorContext {
   readonly prefixes: EmulatorPrefixes;
   /** The emulator clock as a Date. */
   now(): Date;
+  /**
+   * Throws a 400 naming the field when a URL field of a webhook configuration body names this
+   * emulator itself (its listen address and port, a loopback name of it, an `allowedHosts`
+   * alias): the emulator never delivers to itself. The configuration API calls it first.
+   */
+  readonly refuseSelfDelivery: (body: Readonly<Record<string, unknown>>) => void;
 }
 
 /** A group of extra routes (the `routeGroups` option), registered once when the emulator is created. */

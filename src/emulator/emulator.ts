@@ -2,10 +2,17 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { createClock, createRealTimeClock, type EmulatorClock } from './clock.js';
+import {
+  createClock,
+  createRealTimeClock,
+  emulatorTimeSchema,
+  MAX_EMULATOR_TIME,
+  type EmulatorClock,
+} from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
 import { createEmitter } from './emit/emitter.js';
+import { createSelfDeliveryGuard, type ListenAddress } from './emit/self-delivery.js';
 import {
   createFaultPlanner,
   faultProbabilitiesSchema,
@@ -13,7 +20,7 @@ import {
   type FaultProbabilities,
 } from './emit/faults.js';
 import { createPlatformClient } from '../client/client.js';
-import { createEmulatorApp } from './http/app.js';
+import { clientErrorAnswer, createEmulatorApp } from './http/app.js';
 import { checkAllowedHosts, createHostCheck } from './http/hosts.js';
 import { createInProcessFetch } from './http/in-process.js';
 import { createInspector } from './inspector/index.js';
@@ -40,14 +47,19 @@ import {
   type EmulatorState,
   type RetentionOptions,
 } from './state/index.js';
+import { loadSnapshotState } from './state/snapshot.js';
 import { createTriggers } from './triggers.js';
 import type { Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { withSafeErrors } from '../logger.js';
 
 export type { Emulator, EmulatorOptions } from './types.js';
 
 /** The origin `emulator.client()` names (any origin works: `emulator.fetch` ignores it). */
 const IN_PROCESS_ORIGIN = 'http://emulator.local';
+
+/** Default of {@link EmulatorOptions.idleTimeoutMs}. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /** Default of {@link EmulatorOptions.deliveryConcurrency}. */
 export const DEFAULT_DELIVERY_CONCURRENCY = 1;
@@ -71,6 +83,7 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'checkResponses',
   'logger',
   'allowedHosts',
+  'idleTimeoutMs',
 ]);
 const EMULATOR_RETRY_KEYS = optionKeys<DeliveryRetryOptions>()(['attempts', 'backoffMs']);
 const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
@@ -110,16 +123,17 @@ function validateOptions(options: EmulatorOptions): void {
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new TypeError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
+  checkWaitBound('idleTimeoutMs', options.idleTimeoutMs);
   const { clock } = options;
   if (
     clock !== undefined &&
     clock !== 'manual' &&
     clock !== 'real-time' &&
-    !(typeof clock === 'number' && Number.isFinite(clock)) &&
+    !(typeof clock === 'number' && emulatorTimeSchema.safeParse(clock).success) &&
     !(typeof clock === 'object' && clock !== null && typeof clock.now === 'function')
   ) {
     throw new TypeError(
-      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${JSON.stringify(clock)}`,
+      `clock must be 'manual', 'real-time', a start time (Unix ms) or an EmulatorClock, got ${String(JSON.stringify(clock) ?? clock)} (a start time is within ±${MAX_EMULATOR_TIME} ms: what a Date holds)`,
     );
   }
   if (options.seed !== undefined && options.state !== undefined) {
@@ -131,6 +145,18 @@ function validateOptions(options: EmulatorOptions): void {
     if (prefix !== undefined && (typeof prefix !== 'string' || (prefix !== '' && !prefix.startsWith('/')))) {
       throw new TypeError(`${name} must be '' or start with '/', got ${JSON.stringify(prefix)}`);
     }
+  }
+}
+
+/** Largest wait bound a timer holds (setTimeout fires at once past 2^31 - 1 ms). */
+const MAX_WAIT_MS = 2_147_483_647;
+
+/** Throws a TypeError naming `name` unless `value` is undefined or a usable wait bound. */
+function checkWaitBound(name: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= MAX_WAIT_MS)) {
+    throw new TypeError(
+      `${name} must be milliseconds from 0 to ${MAX_WAIT_MS}, got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
 }
 
@@ -181,10 +207,11 @@ function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): Emul
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   validateOptions(options);
-  const logger = options.logger ?? pino({ level: 'silent' });
+  // the one error serializer of every library logger: an error's own fields never reach a log line
+  const logger = withSafeErrors(options.logger ?? pino({ level: 'silent' }));
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
   const startSnapshot: EmulatorSnapshot | undefined =
-    options.state === undefined ? undefined : parseSnapshot(options.state);
+    options.state === undefined ? undefined : parseSnapshot(options.state, options.retention);
   const clock = makeClock(options.clock, startSnapshot?.clock);
   const prefixes: EmulatorPrefixes = {
     messaging: options.messagingPrefix ?? '',
@@ -206,10 +233,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     }
     return next;
   };
-  /** Replaces the state's records with `next`'s (the state and its Maps stay the same objects). */
+  /**
+   * Replaces the state's records with `next`'s (the state and its Maps stay the same objects).
+   * All or nothing: `next` loaded into a state with the same retention already, so this load
+   * cannot fail; were it to, the records held before are put back before the error is thrown.
+   */
   const adopt = (next: EmulatorState): void => {
+    const previous = snapshotRecords(state, clock.now());
     state.clear();
-    loadSnapshot(state, snapshotRecords(next, clock.now()));
+    try {
+      loadSnapshot(state, snapshotRecords(next, clock.now()));
+    } catch (error) {
+      state.clear();
+      loadSnapshot(state, previous);
+      throw error;
+    }
   };
   adopt(build(undefined, now()));
   // The seed's users and keys: the inspector lists these API keys and no other (none made later).
@@ -221,6 +259,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     );
   let seeded = seedKeys(startSnapshot);
 
+  // where listen() bound, for the self-delivery guard (none before listen(), or when embedded)
+  let bound: ListenAddress | undefined;
+  const allowedHosts = checkAllowedHosts(options.allowedHosts);
+  const self = createSelfDeliveryGuard(() => bound, allowedHosts);
   const faults = createFaultPlanner(createSeededRandom);
   const initialProbabilities = parseFaultOption(options.faults);
   faults.setProbabilities(initialProbabilities);
@@ -232,18 +274,34 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     logLimit: options.deliveryLogLimit ?? 10_000,
     concurrency: options.deliveryConcurrency ?? DEFAULT_DELIVERY_CONCURRENCY,
     onAttempt: options.onDeliveryAttempt,
+    settleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    self,
   });
   const emitter = createEmitter(state, clock, faults, deliverer);
   const triggers = createTriggers(state, clock, emitter);
 
-  const context: EmulatorContext = { state, clock, logger, prefixes, now };
+  const context: EmulatorContext = {
+    state,
+    clock,
+    logger,
+    prefixes,
+    now,
+    refuseSelfDelivery: (body) => self.refuseConfigUrls(body),
+  };
   const router = createRouter();
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
   // runs before the API routes and the JSON 404/405; see http/app.ts.
   // the names of the address listen() was given and bound (before listen(): none)
   let listening: readonly string[] = [];
-  const hostAllowed = createHostCheck(checkAllowedHosts(options.allowedHosts), () => listening);
-  const http = createEmulatorApp({ router, state, logger, now, hostAllowed });
+  const hostAllowed = createHostCheck(allowedHosts, () => listening);
+  const http = createEmulatorApp({
+    router,
+    state,
+    logger,
+    now,
+    hostAllowed,
+    refuseOwnDelivery: (headers) => self.refuseOwnDelivery(headers),
+  });
   const inspector = createInspector({
     state,
     clock,
@@ -279,6 +337,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     async listen(port = 0, host = '127.0.0.1') {
       if (server !== undefined) throw new Error('The emulator is already listening');
       const created = createServer(http.listener);
+      // a request node:http cannot parse is answered in JSON too (Node's own answer has no body),
+      // but not while an answer to an earlier request on the socket is being written (as Node's own)
+      created.on('clientError', (error: Error & { code?: unknown }, socket) => {
+        if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+          socket.end(clientErrorAnswer(error));
+        } else {
+          socket.destroy();
+        }
+      });
       server = created;
       try {
         await once(created.listen(port, host), 'listening'); // rejects on an 'error' (port in use)
@@ -290,21 +357,26 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       url = `http://${shownHost}:${address.port}`;
       listening = [host, shownHost];
+      bound = { address: address.address, port: address.port };
       return url;
     },
-    async close() {
+    async close(closeOptions = {}) {
+      checkWaitBound('close: timeoutMs', closeOptions.timeoutMs);
       inspector.close();
       await inProcess.close();
-      await deliverer.close();
+      const report = await deliverer.close(closeOptions.timeoutMs);
       const running = server;
       server = undefined;
       url = undefined;
       listening = [];
-      if (running === undefined) return;
-      await new Promise<void>((resolve, reject) => {
-        running.close((error) => (error === undefined ? resolve() : reject(error)));
-        running.closeIdleConnections();
-      });
+      bound = undefined;
+      if (running !== undefined) {
+        await new Promise<void>((resolve, reject) => {
+          running.close((error) => (error === undefined ? resolve() : reject(error)));
+          running.closeIdleConnections();
+        });
+      }
+      return report;
     },
     reset(seed) {
       // a clock the emulator made goes back to its start; an injected clock is the caller's
@@ -333,10 +405,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return { ...takeSnapshot(state, clock.now()), seedKeys };
     },
     restore(input) {
-      const snapshot = parseSnapshot(input);
-      state.clear();
-      loadSnapshot(state, snapshot);
+      // validated whole on a scratch state with this emulator's retention, then swapped in: a
+      // snapshot that fails anywhere leaves the emulator exactly as it was
+      const { snapshot, state: next } = loadSnapshotState(input, options.retention);
+      // the clock first: an injected clock may refuse the time, and then nothing has changed
       if (snapshot.clock !== undefined) clock.set(snapshot.clock);
+      adopt(next);
       seeded = seedKeys(snapshot);
     },
     describe() {
@@ -406,7 +480,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       );
     },
     clearFaults: () => faults.clear(),
-    idle: () => deliverer.idle(),
+    async idle(idleOptions = {}) {
+      checkWaitBound('idle: timeoutMs', idleOptions.timeoutMs);
+      return deliverer.idle(idleOptions.timeoutMs);
+    },
     webhookConfigFor(numberRef) {
       const number = findNumber(state, numberRef);
       const config = number === undefined ? undefined : emitter.configFor(number);
@@ -421,6 +498,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     checkResponses: options.checkResponses ?? process.env.NODE_ENV === 'test',
   });
   for (const group of options.routeGroups ?? []) group(router, context);
-  controlRoutes(router, emulator, triggers);
+  controlRoutes(router, emulator, triggers, (userId, apiKey) => seeded.has(`${userId} ${apiKey}`));
   return emulator;
 }

@@ -141,9 +141,35 @@ export function toErrorResponse(error: unknown, now: Date): { status: number; bo
     status: 'ERROR',
     message: known.message,
     requestId: randomUUID(),
-    timestamp: now.toISOString(),
+    timestamp: isoTimestamp(now),
     code: known.code,
     ...(known.field === undefined ? {} : { field: known.field }),
   };
   return { status: known.status, body };
+}
+
+/**
+ * `now` in ISO 8601; an invalid Date (an injected clock past what a Date holds) becomes the wall
+ * clock's time rather than a throw: an error answer must always be writable.
+ */
+function isoTimestamp(now: Date): string {
+  return Number.isNaN(now.getTime()) ? new Date().toISOString() : now.toISOString();
+}
+
+/**
+ * The answer of last resort, when even an error answer could not be built or serialised (a
+ * handler's error details that JSON cannot hold): a fixed 500 body, built without anything that
+ * can throw.
+ */
+export function fallbackErrorResponse(): { status: 500; body: ErrorBody } {
+  return {
+    status: 500,
+    body: {
+      status: 'ERROR',
+      message: 'Internal emulator error',
+      requestId: randomUUID(),
+      timestamp: new Date().toISOString(),
+      code: 'INTERNAL',
+    },
+  };
 }

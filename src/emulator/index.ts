@@ -10,8 +10,15 @@
  *
  * @packageDocumentation
  */
-export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY } from './emulator.js';
-export type { Emulator, EmulatorOptions, EmulatorDescription, DeliveryFilter } from './types.js';
+export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS } from './emulator.js';
+export type {
+  Emulator,
+  EmulatorOptions,
+  EmulatorDescription,
+  EmulatorIdleReport,
+  EmulatorCloseReport,
+  DeliveryFilter,
+} from './types.js';
 export {
   chatListQuerySchema,
   chatParticipantPage,
@@ -30,7 +37,7 @@ export type {
   MessageListQuery,
   RatingWidgetListQuery,
 } from './listings.js';
-export { createClock, createRealTimeClock } from './clock.js';
+export { ClockValueError, createClock, createRealTimeClock, MAX_EMULATOR_TIME } from './clock.js';
 export type { EmulatorClock, ClockOptions, RealTimeClockOptions } from './clock.js';
 export { createSeededRandom } from './random.js';
 export type { RandomSource } from './random.js';
@@ -52,6 +59,8 @@ export { parseBody } from './http/validate.js';
 export { toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type {
   DeliveryAttempt,
+  DeliveryCloseReport,
+  DeliveryIdleReport,
   DeliveryLogEntry,
   DeliveryRetryOptions,
   DeliveryState,

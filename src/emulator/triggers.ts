@@ -19,7 +19,7 @@ import {
 } from '../schemas/index.js';
 import { documentedUuidSchema, e164PhoneSchema, PARTNER_EVENT_FIELDS } from '../schemas/trigger-contract.js';
 import { assignAgent, unassignAgent, type AssignmentOutcome } from './agents.js';
-import type { EmulatorClock } from './clock.js';
+import { MAX_EMULATOR_TIME, type EmulatorClock } from './clock.js';
 import {
   BadRequestError,
   ConflictError,
@@ -218,8 +218,8 @@ export const partnerEventInputSchema = z.looseObject({
   eventType: ref,
   /** Your number (msisdn, link id or nested id); the payload carries the msisdn. */
   messagingNumber: ref,
-  /** Unix ms. @default the emulator clock */
-  timestamp: z.number().int().nonnegative().optional(),
+  /** Unix ms (a time a Date holds). @default the emulator clock */
+  timestamp: z.number().int().nonnegative().max(MAX_EMULATOR_TIME).optional(),
   faults,
   undocumented,
 });
@@ -672,7 +672,8 @@ export function createTriggers(
       const input = parseBody(flagNumberInputSchema, raw);
       const number = numberOf(input.number, 'number');
       const session = liteSessionOf(number);
-      session.flaggedUntil = clock.now() + input.durationMs;
+      // within the times a Date holds, however late the clock is
+      session.flaggedUntil = Math.min(clock.now() + input.durationMs, MAX_EMULATOR_TIME);
       if (session.statusType === null) {
         // nothing to disconnect: the flag alone stops it from connecting
         return {

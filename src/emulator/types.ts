@@ -6,6 +6,8 @@ import type { EmulatorClock } from './clock.js';
 import type { EmulatorPrefixes, RouteGroup } from './context.js';
 import type {
   DeliveryAttempt,
+  DeliveryCloseReport,
+  DeliveryIdleReport,
   DeliveryLogEntry,
   DeliveryState,
   DeliveryRetryOptions,
@@ -119,6 +121,14 @@ export interface EmulatorOptions {
    * @default true when `NODE_ENV` is `'test'` (jest and vitest set it), else false
    */
   readonly checkResponses?: boolean;
+  /**
+   * Longest `idle()` and `close()` wait for deliveries to finish, real milliseconds: a delivery
+   * loop (a receiver that triggers the emulator on every event), a duplicate storm or a receiver
+   * that never answers cannot hold them forever. At the bound `idle()` resolves with what is
+   * still pending, and `close()` drops it (see {@link Emulator.close}).
+   * @default 30000
+   */
+  readonly idleTimeoutMs?: number;
   /** Logger. @default pino({ level: 'silent' }) */
   readonly logger?: Logger;
   /**
@@ -130,6 +140,12 @@ export interface EmulatorOptions {
    */
   readonly allowedHosts?: readonly string[];
 }
+
+/** What {@link Emulator.idle} saw when it returned: `idle`, and the deliveries still `pending`. */
+export type EmulatorIdleReport = DeliveryIdleReport;
+
+/** What {@link Emulator.close} dropped: the deliveries not finished within the bound. */
+export type EmulatorCloseReport = DeliveryCloseReport;
 
 /** Filter of {@link Emulator.deliveries}. */
 export interface DeliveryFilter {
@@ -192,8 +208,12 @@ export interface Emulator extends Triggers {
   readonly router: Router;
   /** Starts the HTTP server on 127.0.0.1 (by default); resolves with the base URL. @default port 0 */
   listen(port?: number, host?: string): Promise<string>;
-  /** Waits for in-flight deliveries, then stops the server. */
-  close(): Promise<void>;
+  /**
+   * Waits for deliveries (up to `timeoutMs`, default the `idleTimeoutMs` option), then stops the
+   * server. Deliveries not finished by then are dropped (requests aborted, retries cancelled,
+   * each logged `failed` with an error saying so) and listed in the report.
+   */
+  close(options?: { readonly timeoutMs?: number }): Promise<EmulatorCloseReport>;
   /**
    * Clears state, delivery log and faults, puts the clock back to its start time (unless the
    * clock was passed in), then loads `seed` (default: the constructor's seed, or its `state`).
@@ -236,8 +256,12 @@ export interface Emulator extends Triggers {
   setFaultProbabilities(probabilities: FaultProbabilities | null): void;
   /** Drops queued faults and probabilities. */
   clearFaults(): void;
-  /** Resolves when no delivery is queued, held or in flight. */
-  idle(): Promise<void>;
+  /**
+   * Resolves when no delivery is queued, held or in flight (`{ idle: true }`), or after
+   * `timeoutMs` (default the `idleTimeoutMs` option) with `{ idle: false, pending }`: the
+   * deliveries still queued, held or in flight, which go on.
+   */
+  idle(options?: { readonly timeoutMs?: number }): Promise<EmulatorIdleReport>;
   /** Scope rules 1–3: the configuration that applies to events on a number (msisdn or id). */
   webhookConfigFor(number: string): WebhookConfig | undefined;
   chatParticipant(id: string): Readonly<EmulatorChatParticipant> | undefined;

@@ -3,19 +3,34 @@ import { CHATBOT_PAYLOAD_VERSIONS, type ChatbotDirection, type ChatbotPayloadVer
 import { WEBHOOK_URL_FIELDS, type WebhookType, type WebhookUrlField } from './webhook-types.js';
 
 /**
- * A URL field of the webhook configuration: the empty string (that webhook type is disabled,
- * scope rule 4) or an absolute http(s) URL. Any host is accepted, `localhost` and IP addresses
- * included, so a test receiver on 127.0.0.1 can be configured.
+ * Control characters (C0, DEL, C1), the line and paragraph separators and the bidirectional
+ * overrides and isolates: `URL.canParse` accepts a URL carrying them (it strips tabs and newlines,
+ * percent-encodes the rest), but the string as stored is what a log, a terminal or a page shows,
+ * where they rewrite the line around them.
  */
-export const webhookUrlSchema = z.string().refine(
-  (value) => {
-    if (value === '') return true;
-    if (!URL.canParse(value)) return false;
-    const { protocol, hostname } = new URL(value);
-    return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
-  },
-  { message: 'Expected an empty string or an absolute http(s) URL' },
-);
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const URL_CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A URL field of the webhook configuration: the empty string (that webhook type is disabled,
+ * scope rule 4) or an absolute http(s) URL without control characters or surrounding spaces. Any
+ * host is accepted, `localhost` and IP addresses included, so a test receiver on 127.0.0.1 can be
+ * configured.
+ */
+export const webhookUrlSchema = z
+  .string()
+  .refine((value) => !URL_CONTROL_CHARACTERS.test(value) && value.trim() === value, {
+    message: 'Expected a URL without control characters or surrounding spaces',
+  })
+  .refine(
+    (value) => {
+      if (value === '') return true;
+      if (!URL.canParse(value)) return false;
+      const { protocol, hostname } = new URL(value);
+      return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+    },
+    { message: 'Expected an empty string or an absolute http(s) URL' },
+  );
 
 /** chatbotPayloadVersion: v1 or v2; omitted or null means v1 (section Versioning). */
 export const chatbotPayloadVersionSchema = z.enum(CHATBOT_PAYLOAD_VERSIONS).nullish();

@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { createJsonlSink } from '../capture/jsonl.js';
 import type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { openRegularFile } from '../util/files.js';
 import { DEFAULT_TOKEN_HEADER } from '../util/token-header.js';
 
 export type { CaptureRecord, CaptureSink } from '../pipeline/options.js';
@@ -251,10 +251,9 @@ export function parseCaptureLine(text: string, line: number): CaptureLine {
 export async function* readCapture(file: string): AsyncGenerator<CaptureLine, void, undefined> {
   let handle;
   try {
-    handle = await open(file, 'r');
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error(file), { code: 'EISDIR' });
+    // a regular file only: a FIFO or a device is refused at once, never waited on
+    handle = await openRegularFile(file);
   } catch (error) {
-    await handle?.close();
     throw new CaptureFileError(file, { cause: error });
   }
   const lines = createInterface({

@@ -1,4 +1,11 @@
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -53,7 +60,8 @@ export interface ReplayItemReport {
   readonly responseBody?: string | undefined;
   /**
    * True when the record was refused and not sent: its path would leave the target's base (a `..`
-   * segment, an absolute URL) or override the method (`_method`); `error` says which.
+   * segment, an absolute URL) or override the method (`_method`), or a captured header it would
+   * forward has a name or value Node cannot send (`café€`, a line separator); `error` says which.
    */
   readonly refused?: boolean | undefined;
 }
@@ -266,6 +274,15 @@ export async function replay(
       `forwardHeaders: expected a boolean or a list of header names, got ${typeof forward}`,
     );
   }
+  // the caller's own headers are checked once, before anything is sent (a capture's, per item)
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const why = unsendableHeader(name, value);
+    if (why !== undefined) throw new TypeError(`headers: ${why}`);
+  }
+  if (options.token !== undefined) {
+    const why = unsendableHeader(tokenHeaderOf(options), options.token);
+    if (why !== undefined) throw new TypeError(`token: ${why}`);
+  }
   const stopOn = options.stopOn ?? 'none';
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -349,10 +366,13 @@ export async function replay(
       });
       lanes.set(key, task);
       inFlight.add(task);
-      void task.finally(() => {
+      // both ways, so that a rejected task (an onProgress that threw) is not a second,
+      // unhandled rejection besides the one Promise.all below reports
+      const done = (): void => {
         inFlight.delete(task);
         if (lanes.get(key) === task) lanes.delete(key);
-      });
+      };
+      task.then(done, done);
     }
     await Promise.all(inFlight);
     // one entry per item in source order, whatever order they finished in
@@ -505,6 +525,22 @@ function send(
   headers['content-length'] = String(body.length);
   const shown = `${url.pathname}${url.search}`;
   const reportBase = { index: item.index, line: item.line, type: item.type, path: shown };
+  // a captured header Node refuses (a value outside Latin-1, a line separator) makes
+  // http.request throw: the item is refused and reported, never thrown out of the replay
+  for (const [name, value] of Object.entries(headers)) {
+    const why = unsendableHeader(name, value);
+    if (why !== undefined) {
+      return Promise.resolve({
+        index: item.index,
+        line: item.line,
+        type: item.type,
+        status: undefined,
+        ok: false,
+        refused: true,
+        error: `refused, not sent: ${why}`,
+      });
+    }
+  }
   const started = performance.now();
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
 
@@ -515,41 +551,56 @@ function send(
       settled = true;
       resolve(report);
     };
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        agent: false,
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) =>
-          finish({
-            ...reportBase,
-            status: res.statusCode,
-            ok: false,
-            error: describeNetworkError(error, url),
-          }),
-        );
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          const ok = status >= 200 && status < 300;
-          const responseBody = Buffer.concat(chunks).toString('utf8');
-          finish({
-            ...reportBase,
-            status,
-            ok,
-            latencyMs: Math.round((performance.now() - started) * 10) / 10,
-            responseBody,
-            ...(ok ? {} : { error: `answered ${status}${summariseBody(responseBody)}` }),
+    let req: ReturnType<typeof request>;
+    try {
+      req = request(
+        url,
+        {
+          method: 'POST',
+          headers,
+          agent: false,
+          timeout: timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (error) =>
+            finish({
+              ...reportBase,
+              status: res.statusCode,
+              ok: false,
+              error: describeNetworkError(error, url),
+            }),
+          );
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            const ok = status >= 200 && status < 300;
+            const responseBody = Buffer.concat(chunks).toString('utf8');
+            finish({
+              ...reportBase,
+              status,
+              ok,
+              latencyMs: Math.round((performance.now() - started) * 10) / 10,
+              responseBody,
+              ...(ok ? {} : { error: `answered ${status}${summariseBody(responseBody)}` }),
+            });
           });
-        });
-      },
-    );
+        },
+      );
+    } catch (error) {
+      // anything else http.request refuses synchronously: this item fails, the replay goes on
+      finish({
+        index: item.index,
+        line: item.line,
+        type: item.type,
+        status: undefined,
+        ok: false,
+        refused: true,
+        error: `refused, not sent: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return;
+    }
     req.on('timeout', () =>
       req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
     );
@@ -558,6 +609,25 @@ function send(
     );
     req.end(body);
   });
+}
+
+/**
+ * Why Node would refuse to send a header (its name not a token, its value holding a character
+ * outside Latin-1 or a control character), in words that quote the name but not the value; or
+ * undefined.
+ */
+function unsendableHeader(name: string, value: string): string | undefined {
+  try {
+    validateHeaderName(name);
+  } catch {
+    return `header name ${JSON.stringify(name)} is not one Node can send`;
+  }
+  try {
+    validateHeaderValue(name, value);
+  } catch {
+    return `header ${JSON.stringify(name)} has a value Node cannot send (a character outside Latin-1, or a control character)`;
+  }
+  return undefined;
 }
 
 /** A short reason from an error answer body (`{ error: { message } }` or the text itself). */

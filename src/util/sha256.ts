@@ -10,3 +10,9 @@ export const sha256Base64url: (text: string) => string =
   typeof crypto.hash === 'function'
     ? (text) => crypto.hash('sha256', text, 'base64url')
     : (text) => crypto.createHash('sha256').update(text).digest('base64url');
+
+/** SHA-256 of bytes, base64url (43 characters). */
+export const sha256BytesBase64url: (bytes: Uint8Array) => string =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes, 'base64url')
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest('base64url');

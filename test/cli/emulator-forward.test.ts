@@ -108,7 +108,8 @@ describe('messaging-webhooks emulator --forward-to', () => {
         headers: { authorization: 'emu-supervisor-key', 'content-type': 'application/json' },
         body: JSON.stringify({ incomingMessageURL: 'http://127.0.0.1:9/old', chatbotPayloadVersion: 'v2' }),
       });
-      const snapshot = await (await fetch(`${url}/_emulator/snapshot`)).text();
+      // a snapshot to start from carries its keys: ?reveal=keys (the default masks them)
+      const snapshot = await (await fetch(`${url}/_emulator/snapshot?reveal=keys`)).text();
       const { mkdtempSync, writeFileSync } = await import('node:fs');
       const { join } = await import('node:path');
       const { tmpdir } = await import('node:os');

@@ -24,13 +24,25 @@ describe('emulator --verbose', () => {
     };
     // the writer main() hands every command
     emulator = await startEmulatorCommand({ port: '0', verbose: true, retryAttempts: '1' }, printableIo(io));
-    // Whoever can configure a webhook (any page or client of the emulator's API) chooses this text.
+    // The configuration API refuses a URL with control characters (400); a state built in-process
+    // can still hold one, and the terminal must not receive it raw either way.
     const url = 'http://127.0.0.1:1/in?x=\u001b]0;owned\u0007\u001b[2J\u009b31m';
-    const configured = await request(emulator.listener)
+    const refused = await request(emulator.listener)
       .post('/Messaging/MessagingClientWebHook')
       .set('authorization', SEED.supervisorKey)
       .send({ incomingMessageURL: url });
-    expect(configured.status).toBe(200);
+    expect(refused.status).toBe(400);
+    const clientId = [...emulator.state.clients.values()][0]!.id;
+    emulator.state.putWebhookConfig({
+      id: 'cfg-escapes',
+      clientId,
+      messagingNumberId: null,
+      messagingNumberMsisdn: null,
+      incomingMessageURL: url,
+      chatbotIncludeOutgoing: false,
+      chatbotStopOnAgentAssignment: false,
+      chatbotPayloadVersion: null,
+    });
     emulator.customerMessage({ number: SEED.cloud.msisdn, from: '+27831110001', text: 'x' });
     await emulator.idle();
     expect(err).toHaveLength(1);

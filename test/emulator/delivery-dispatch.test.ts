@@ -15,6 +15,7 @@ const delivererWith = (overrides: Partial<Parameters<typeof createDeliverer>[0]>
     headers: {},
     logLimit: 100,
     concurrency: 1,
+    settleTimeoutMs: 30_000,
     ...overrides,
   });
 const request = {
@@ -66,31 +67,32 @@ describe('answers, connections and options after the dispatch rewrite', () => {
   });
 
   it('keeps the connection for a complete answer of 4 KB or more (it was closed and reopened per delivery)', async () => {
-    answer = (res) => res.end('x'.repeat(5000));
+    answer = (res) => res.setHeader('content-type', 'application/json').end(`"${'x'.repeat(4998)}"`);
     const deliverer = delivererWith();
     for (let i = 0; i < 5; i += 1) {
       deliverer.enqueue({ ...request, url });
       await deliverer.idle();
     }
     expect(deliverer.log().map((entry) => [entry.state, entry.responseBody?.length])).toEqual(
-      Array.from({ length: 5 }, () => ['delivered', 4096]),
+      Array.from({ length: 5 }, () => ['delivered', 1024]),
     );
     expect(connections).toBe(1);
     await deliverer.close();
   });
 
-  it('drops a character the 4 KB cut splits, and keeps an answer of exactly 4096 bytes whole', async () => {
+  it('drops a character the 1 KB cut splits, and keeps a JSON answer of exactly 1024 bytes whole', async () => {
     const deliverer = delivererWith();
     answer = (res) => {
-      res.write(Buffer.concat([Buffer.alloc(4095, 'a'), Buffer.from('é').subarray(0, 1)]));
+      res.setHeader('content-type', 'application/json');
+      res.write(Buffer.concat([Buffer.alloc(1023, 'a'), Buffer.from('é').subarray(0, 1)]));
       setTimeout(() => res.end(Buffer.concat([Buffer.from('é').subarray(1), Buffer.from('tail')])), 20);
     };
     deliverer.enqueue({ ...request, url });
     await deliverer.idle();
-    answer = (res) => res.end('b'.repeat(4096));
+    answer = (res) => res.setHeader('content-type', 'application/json; charset=utf-8').end('b'.repeat(1024));
     deliverer.enqueue({ ...request, url });
     await deliverer.idle();
-    expect(deliverer.log().map((entry) => entry.responseBody)).toEqual(['a'.repeat(4095), 'b'.repeat(4096)]);
+    expect(deliverer.log().map((entry) => entry.responseBody)).toEqual(['a'.repeat(1023), 'b'.repeat(1024)]);
     await deliverer.close();
   });
 

@@ -155,7 +155,7 @@ describe('HTTP delivery', () => {
     await start({}, true);
     say('one');
     const { body: idle } = await request(emulator.listener).post('/_emulator/idle');
-    expect(idle).toEqual({ deliveries: 2 });
+    expect(idle).toEqual({ deliveries: 2, idle: true, pending: [] });
     const all = await request(emulator.listener).get('/_emulator/deliveries');
     expect((all.body as { items: { type: string }[] }).items.map((d) => d.type)).toEqual([
       'incoming',

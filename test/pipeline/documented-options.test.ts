@@ -156,6 +156,7 @@ describe('every documented option is accepted', () => {
       checkResponses: true,
       logger: silent,
       allowedHosts: ['emulator'],
+      idleTimeoutMs: 5000,
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(EMULATOR_OPTION_KEYS));
     // a seed or a snapshot to start from, not both (a TypeError says so)

@@ -6,6 +6,7 @@ import { Agent } from 'undici';
 import { backoffDelay } from '../../dispatch/backoff.js';
 import type { WebhookType } from '../../schemas/index.js';
 import type { FaultKind, ResolvedFault } from './faults.js';
+import { SELF_DELIVERY_HEADER, type SelfDeliveryGuard } from './self-delivery.js';
 
 /** Retry schedule of failed deliveries (not shown in the documentation: an emulator choice). */
 export interface DeliveryRetryOptions {
@@ -69,7 +70,12 @@ export interface DeliveryLogEntry {
   latencyMs: number | null;
   /** Why the last attempt failed, or null. */
   error: string | null;
-  /** The receiver's answer to the last attempt (its first 4 KB), or null when it gave none. */
+  /**
+   * The receiver's answer to the last attempt when it answered JSON (`application/json` or a
+   * `+json` type): its first 1024 bytes. Null for any other answer (an
+   * HTML page, text) or none: a delivery URL may name any local service, whose answers the log
+   * must not make readable.
+   */
   responseBody: string | null;
 }
 
@@ -104,13 +110,41 @@ export interface DelivererOptions {
   readonly concurrency: number;
   /** Called after every attempt. */
   readonly onAttempt?: ((attempt: DeliveryAttempt) => void) | undefined;
+  /** Longest `idle()` and `close()` wait for deliveries to finish, real milliseconds. */
+  readonly settleTimeoutMs: number;
+  /**
+   * The emulator's own address guard: a URL it names is refused without sending, and every
+   * delivery carries its id (see self-delivery.ts).
+   */
+  readonly self?: Pick<SelfDeliveryGuard, 'id' | 'selfTarget'> | undefined;
+}
+
+/** What `idle()` saw when it returned. */
+export interface DeliveryIdleReport {
+  /** True when nothing was queued, held or in flight any more; false when the bound came first. */
+  readonly idle: boolean;
+  /** The deliveries still queued, held or in flight at the bound (they go on); empty when idle. */
+  readonly pending: readonly DeliveryLogEntry[];
+}
+
+/** What `close()` dropped. */
+export interface DeliveryCloseReport {
+  /**
+   * The deliveries not finished within the bound: each left queued, held or in flight, now
+   * `failed` with `error` saying it was dropped. Empty when every delivery finished.
+   */
+  readonly dropped: readonly DeliveryLogEntry[];
 }
 
 /** Delivers payloads, in emission order per order key, and keeps the delivery log. */
 export interface Deliverer {
   enqueue(request: DeliveryRequest): DeliveryLogEntry;
-  /** Resolves when nothing is queued, held or in flight (held deliveries are released first). */
-  idle(): Promise<void>;
+  /**
+   * Resolves when nothing is queued, held or in flight (held deliveries are released first), or
+   * after `timeoutMs` (default `settleTimeoutMs`) with what is still pending: a delivery loop, a
+   * receiver that never answers, cannot hold it forever.
+   */
+  idle(timeoutMs?: number): Promise<DeliveryIdleReport>;
   log(): readonly DeliveryLogEntry[];
   clearLog(): void;
   /**
@@ -118,8 +152,12 @@ export interface Deliverer {
    * attempt), and with null when the log is cleared. Returns the unsubscribe function.
    */
   subscribe(listener: (entry: DeliveryLogEntry | null) => void): () => void;
-  /** Waits for deliveries, then closes the keep-alive connections (a later delivery reopens). */
-  close(): Promise<void>;
+  /**
+   * Waits for deliveries up to `timeoutMs` (default `settleTimeoutMs`), then drops what is left
+   * (in-flight requests aborted, retries and delays cancelled, queued deliveries failed) and
+   * closes the keep-alive connections; resolves with what it dropped. A later delivery reopens.
+   */
+  close(timeoutMs?: number): Promise<DeliveryCloseReport>;
 }
 
 interface Job {
@@ -175,7 +213,28 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     ...options.headers,
     'content-type': 'application/json',
     'user-agent': 'messaging-webhooks-emulator',
+    ...(options.self === undefined ? {} : { [SELF_DELIVERY_HEADER]: options.self.id }),
   };
+  /** Set while close() drops what is left: attempts, retries and delays stop at once. */
+  let dropping = false;
+  /** Sleeps (retry backoff, delay faults) that close() cuts short. */
+  const sleeping = new Set<{ readonly timer: NodeJS.Timeout; readonly wake: () => void }>();
+  function sleep(ms: number): Promise<void> {
+    if (ms <= 0 || dropping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          sleeping.delete(entry);
+          resolve();
+        }, ms),
+        wake: resolve,
+      };
+      sleeping.add(entry);
+    });
+  }
+  const DROPPED = 'Dropped: the emulator closed before this delivery finished';
+  const unfinished = (): DeliveryLogEntry[] =>
+    entries.filter((e) => e.state === 'queued' || e.state === 'held' || e.state === 'delivering');
 
   function schedule(job: Job): void {
     pending += 1;
@@ -213,11 +272,14 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     else makeReady(next);
     trim();
     pump();
-    if (pending === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    notifyIfIdle();
+  }
+
+  function notifyIfIdle(): void {
+    if (pending !== 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** A long-running emulator must not grow without bound: drops the oldest finished entries. */
@@ -273,6 +335,15 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   }
 
   async function run({ entry, faults }: Job): Promise<void> {
+    const self = options.self?.selfTarget(entry.url);
+    if (self !== undefined) {
+      // never sent: a delivery to the emulator itself would cause the next one
+      entry.attempts = 0;
+      entry.error = `Refused, not sent: ${entry.url} is ${self}`;
+      entry.state = 'failed';
+      changed(entry);
+      return;
+    }
     for (const fault of faults) if (fault.kind === 'delay') await sleep(fault.ms);
     const failFault = faults.find((fault) => fault.kind === 'fail');
     const injectedFailures =
@@ -281,6 +352,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     entry.state = 'delivering';
     changed(entry);
     for (let attempt = 1; attempt <= options.retry.attempts; attempt += 1) {
+      if (dropping) break;
       entry.attempts = attempt;
       const started = performance.now();
       const injected = attempt <= injectedFailures;
@@ -318,6 +390,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       changed(entry);
       if (attempt < options.retry.attempts) await sleep(waitBeforeRetry(attempt));
     }
+    if (dropping) entry.error = entry.error === null ? DROPPED : `${DROPPED} (${entry.error})`;
     entry.state = 'failed';
     changed(entry);
   }
@@ -328,6 +401,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
    * delivery (31 against 53 CPU µs per POST of the same body, interleaved on this machine).
    */
   function post(url: string, body: string): Promise<Outcome> {
+    if (dropping) return Promise.resolve(DROPPED_OUTCOME);
     // the timeout: no response headers, or no body progress, within timeoutMs (undici's own timers)
     const { timeoutMs } = options;
     agent ??= new Agent({
@@ -340,10 +414,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      let kept = 0;
       let status = 0;
+      let json = false;
       const answered = (): void => {
         const error = status >= 200 && status < 300 ? null : `Receiver answered ${status}`;
-        resolve({ status, error, body: decodeHead(chunks, size) });
+        resolve({ status, error, body: json ? decodeHead(chunks, kept) : null });
       };
       const failed = (error: Error & { code?: unknown }): void => {
         const timedOut = error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT';
@@ -360,12 +436,18 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
           { origin, path: pathname + search, method: 'POST', headers, body },
           {
             onRequestStart: () => undefined, // the new handler interface: undici wraps it (required)
-            onResponseStart: (_controller, statusCode) => void (status = statusCode),
+            onResponseStart(_controller, statusCode, responseHeaders) {
+              status = statusCode;
+              json = isJson(responseHeaders['content-type']);
+            },
             onResponseData(controller, chunk) {
-              if (size > RESPONSE_BODY_BYTES) return; // cut already: the rest is not kept
-              chunks.push(chunk);
+              if (size > RESPONSE_READ_BYTES) return; // cut already: the rest is not read
               size += chunk.length;
-              if (size > RESPONSE_BODY_BYTES) {
+              if (json && kept <= RESPONSE_BODY_BYTES) {
+                chunks.push(chunk);
+                kept += chunk.length;
+              }
+              if (size > RESPONSE_READ_BYTES) {
                 answered();
                 // The log keeps the first bytes. Aborted a turn later: an answer already buffered
                 // completes in this parse and keeps its keep-alive connection (an abort now would
@@ -414,11 +496,39 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       }
       return entry;
     },
-    async idle() {
-      while (pending > 0 || held.length > 0) {
-        releaseHeld();
-        if (pending > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+    async idle(timeoutMs = options.settleTimeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      let late = false;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          late = true;
+          resolve();
+        }, timeoutMs);
+        timer.unref();
+      });
+      try {
+        while ((pending > 0 || held.length > 0) && !late) {
+          releaseHeld();
+          if (pending === 0) continue;
+          let waiter: (() => void) | undefined;
+          const settled = new Promise<void>((resolve) => {
+            waiter = resolve;
+            idleWaiters.push(resolve);
+          });
+          await Promise.race([settled, bound]);
+          // a waiter the bound beat is not kept: an emulator that never settles must not grow
+          idleWaiters = idleWaiters.filter((resolve) => resolve !== waiter);
+        }
+      } finally {
+        clearTimeout(timer);
       }
+      if (pending === 0 && held.length === 0) return { idle: true, pending: [] };
+      const still = unfinished();
+      options.logger.warn(
+        { pending: still.length, timeoutMs },
+        'deliveries still pending when idle() returned (a delivery loop, or a receiver that does not answer?)',
+      );
+      return { idle: false, pending: still };
     },
     log: () => entries,
     clearLog() {
@@ -429,22 +539,66 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async close() {
-      await deliverer.idle();
+    async close(timeoutMs = options.settleTimeoutMs) {
+      const { idle } = await deliverer.idle(timeoutMs);
+      if (idle) {
+        const open = agent;
+        agent = undefined;
+        await open?.close();
+        return { dropped: [] };
+      }
+      // Drop what is left: queued and held deliveries fail at once, sleeps wake, in-flight
+      // requests are aborted (their attempt fails, and no retry follows).
+      dropping = true;
+      const dropped = unfinished();
+      const drop = (job: Job): void => {
+        job.entry.error = DROPPED;
+        job.entry.state = 'failed';
+        changed(job.entry);
+      };
+      for (const job of held) drop(job);
+      held = [];
+      const waitingHeads = new Set(ready);
+      ready.length = 0;
+      for (const [key, lane] of lanes) {
+        // a running head finishes on its own (below); everything behind it never starts
+        const running = lane[0] !== undefined && !waitingHeads.has(lane[0]);
+        for (const job of lane.splice(running ? 1 : 0)) {
+          drop(job);
+          pending -= 1;
+        }
+        if (lane.length === 0) lanes.delete(key);
+      }
+      notifyIfIdle();
+      for (const entry of sleeping) {
+        clearTimeout(entry.timer);
+        entry.wake();
+      }
+      sleeping.clear();
       const open = agent;
       agent = undefined;
-      await open?.close();
+      await open?.destroy(new Error(DROPPED)).catch(() => undefined);
+      // the jobs still running end now: no sleep, no attempt, no request left to wait for
+      if (pending > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      dropping = false;
+      options.logger.warn({ dropped: dropped.length }, 'deliveries dropped at close');
+      return { dropped };
     },
   };
   return deliverer;
 }
 
-function sleep(ms: number): Promise<void> {
-  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** How much of a receiver's answer is read before the rest is cut (the connection then dropped). */
+const RESPONSE_READ_BYTES = 4096;
+/** How much of a receiver's JSON answer the log keeps. */
+const RESPONSE_BODY_BYTES = 1024;
 
-/** How much of a receiver's answer the log keeps. */
-const RESPONSE_BODY_BYTES = 4096;
+/** Whether a `content-type` is JSON (`application/json`, `application/problem+json`, ...). */
+function isJson(contentType: string | string[] | undefined): boolean {
+  const value = (Array.isArray(contentType) ? contentType[0] : contentType) ?? '';
+  const type = (value.split(';')[0] ?? '').trim().toLowerCase();
+  return type === 'application/json' || /^[a-z]+\/[a-z0-9.+-]+\+json$/.test(type);
+}
 
 interface Outcome {
   readonly status: number | null;
@@ -452,6 +606,7 @@ interface Outcome {
   readonly body: string | null;
 }
 const INJECTED_FAILURE: Outcome = { status: null, error: 'Injected failure (fault injection)', body: null };
+const DROPPED_OUTCOME: Outcome = { status: null, error: 'Not sent: the emulator is closing', body: null };
 const utf8 = new TextDecoder();
 
 /** The answer's text, cut at `RESPONSE_BODY_BYTES` (an incomplete last character dropped). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import {
@@ -7,8 +8,12 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  fallbackErrorResponse,
   toErrorResponse,
+  type ErrorBody,
 } from '../errors.js';
+import { MAX_SNAPSHOT_DEPTH } from '../state/nesting.js';
+import { checkBodyDepth } from './validate.js';
 import type { EmulatorContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { AuthContext, HttpMethod, Route, RouteTable } from './router.js';
@@ -25,6 +30,8 @@ export type EmulatorAppOptions = Pick<EmulatorContext, 'state' | 'logger' | 'now
   readonly router: RouteTable;
   /** The DNS rebinding check (hosts.ts): true when the `Host` header names this emulator. */
   readonly hostAllowed: (host: string | undefined) => boolean;
+  /** Throws (403) for a delivery of this emulator to itself (emit/self-delivery.ts). */
+  readonly refuseOwnDelivery?: (headers: express.Request['headers']) => void;
 };
 
 /** Largest accepted request body: 1 MiB. */
@@ -122,19 +129,40 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
       else res.status(status).json(result.body);
     };
 
+  /**
+   * The error handler cannot throw: Express would hand its throw to the server, and an embedding
+   * test process would die with it. Whatever fails while the answer is built or written (an
+   * invalid clock, a logger that throws, details JSON cannot hold) falls back to a fixed 500 body,
+   * and a socket that cannot be answered any more is destroyed.
+   */
   const onError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    const path = (res.locals as Partial<Locals>).path ?? req.url;
-    const known = toEmulatorError(error, req.method, path);
-    if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
-    if (res.headersSent) {
-      res.destroy();
-      return;
+    try {
+      const path = (res.locals as Partial<Locals>).path ?? req.url;
+      const known = toEmulatorError(error, req.method, path);
+      if (known === undefined) options.logger.error({ err: error }, 'emulator handler failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const { status, body } = toErrorResponse(known ?? error, options.now());
+      res.status(status).type('application/json').send(JSON.stringify(body));
+    } catch {
+      try {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const { status, body } = fallbackErrorResponse();
+        res.status(status).type('application/json').send(JSON.stringify(body));
+      } catch {
+        res.destroy();
+      }
     }
-    const { status, body } = toErrorResponse(known ?? error, options.now());
-    res.status(status).json(body);
   };
 
   app.use((req, res, next) => {
+    // first of all: a delivery of this emulator to itself reaches no page and no route
+    options.refuseOwnDelivery?.(req.headers);
     let url: URL;
     try {
       url = new URL(req.url, 'http://emulator.invalid');
@@ -194,11 +222,16 @@ function parseJson(body: unknown): unknown {
   if (!Buffer.isBuffer(body)) return undefined;
   const text = body.toString('utf8');
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     throw new BadRequestError('Request body is not valid JSON', { cause: error, field: 'body' });
   }
+  // every body, before any route (a snapshot's too): nothing kept may be too deep to copy or
+  // serialise again; the routes' own schemas hold bodies to MAX_BODY_DEPTH (parseBody)
+  checkBodyDepth(parsed, MAX_SNAPSHOT_DEPTH);
+  return parsed;
 }
 
 /** Maps what Express and its body parser throw to the emulator's errors; undefined for a bug. */
@@ -216,4 +249,33 @@ function toEmulatorError(error: unknown, method: string, path: string): Emulator
     return new BadRequestError(String(message), { field: 'body' });
   }
   return undefined;
+}
+
+/**
+ * The raw answer to a request node:http could not parse (headers over its limit, a malformed
+ * request line): Node answers those itself, before any listener, with an empty body; the emulator's
+ * own server answers JSON like every other error, and closes the connection.
+ */
+export function clientErrorAnswer(error: Error & { code?: unknown }): string {
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'Request headers (or the request line) exceed the server limit',
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request did not arrive in time']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({
+    status: 'ERROR',
+    message,
+    requestId: randomUUID(),
+    timestamp: new Date().toISOString(),
+    code: 'BAD_REQUEST',
+  } satisfies ErrorBody);
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }

@@ -25,6 +25,14 @@ export function hostName(host: string): string {
 }
 
 /**
+ * A `Host` header as RFC 9110 allows it: a host name or an IPv4 address, or an IPv6 literal in
+ * brackets, then an optional port. Anything else (`localhost:1@evil.example`, a user-info part, a
+ * second colon, a path) is refused whole: splitting it at the first colon would read `localhost`
+ * and serve a name no client asked for, which `/_emulator/openapi.json` then advertised.
+ */
+const HOST_HEADER = /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?)(?::\d{1,5})?$/i;
+
+/**
  * Checks a request's `Host` header. `listening` gives the names of the address the server listens
  * on (none before `listen()`); `allowed` the names the user added. A port is not compared: the
  * attack is a foreign name, and an embedded listener does not know the port it is served on.
@@ -35,7 +43,7 @@ export function createHostCheck(
 ): (host: string | undefined) => boolean {
   const names = new Set([...LOOPBACK_NAMES, ...allowed.map(hostName)]);
   return (host) => {
-    if (host === undefined || host.trim() === '') return false;
+    if (host === undefined || !HOST_HEADER.test(host.trim())) return false;
     const name = hostName(host);
     return names.has(name) || listening().some((address) => hostName(address) === name);
   };

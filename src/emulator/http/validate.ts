@@ -1,16 +1,30 @@
 import type { z } from 'zod';
 import { queryValues } from '../../contract/index.js';
 import { BadRequestError } from '../errors.js';
+import { MAX_BODY_DEPTH, nestedTooDeep } from '../state/nesting.js';
+
+/**
+ * Throws a 400 naming the field (its first segments) where `body` nests objects and arrays deeper
+ * than `maxDepth`. Iterative: a body of any depth is walked without recursion.
+ */
+export function checkBodyDepth(body: unknown, maxDepth: number): void {
+  const deep = nestedTooDeep(body, maxDepth);
+  if (deep === undefined) return;
+  const field = deep.split('.').slice(0, 8).join('.');
+  throw new BadRequestError(`${field}: nested deeper than ${maxDepth} levels`, { field });
+}
 
 /**
  * Validates a request body with a zod schema. A failure is a 400 whose message and `field`
  * name the first offending field, e.g. `chatbotPayloadVersion: Invalid option: expected one
- * of "v1"|"v2"`.
+ * of "v1"|"v2"`. A body nested deeper than {@link MAX_BODY_DEPTH} is refused first: what a
+ * route stores from it must fit a snapshot (`MAX_SNAPSHOT_DEPTH`).
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError('Expected a JSON object body', { field: 'body' });
   }
+  checkBodyDepth(body, MAX_BODY_DEPTH);
   return parseWith(schema, body, 'body');
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClockValueError, clockAdvanceSchema, emulatorTimeSchema } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { faultProbabilitiesSchema, queuedFaultSchema } from '../emit/faults.js';
 import { routeShorthands, type Router } from '../http/router.js';
@@ -16,13 +17,15 @@ import {
 } from '../listings.js';
 import { emulatorSeedSchema, SnapshotError, type EmulatorSnapshotInput } from '../state/index.js';
 import type { UncheckedTriggers } from '../triggers.js';
-import type { Emulator } from '../types.js';
+import type { Emulator, EmulatorDescription } from '../types.js';
+import { maskApiKey, maskSnapshotCredentials, revealsKeys } from '../state/credentials.js';
 
 /** The reserved path prefix of the control surface. */
 export const CONTROL_PREFIX = '/_emulator';
 
-const clockAdvanceSchema = z.object({ ms: z.number().min(0) });
-const clockSetSchema = z.object({ time: z.number() });
+// the clock's own domain (clock.ts): the times a Date holds, as at every other entrance
+const clockAdvanceBodySchema = z.object({ ms: clockAdvanceSchema });
+const clockSetBodySchema = z.object({ time: emulatorTimeSchema });
 const resetSchema = z.object({
   seed: z.union([z.literal('default'), z.literal('empty'), emulatorSeedSchema]).optional(),
 });
@@ -32,7 +35,12 @@ const resetSchema = z.object({
  * curl and non-Node users. No authentication (it is the emulator's, not the platform's). Each
  * trigger answers 200 with what the JS method returns; errors are the usual JSON error bodies.
  */
-export function controlRoutes(router: Router, emulator: Emulator, triggers: UncheckedTriggers): void {
+export function controlRoutes(
+  router: Router,
+  emulator: Emulator,
+  triggers: UncheckedTriggers,
+  isSeedKey: (userId: string, apiKey: string) => boolean,
+): void {
   const on = routeShorthands(router, false, CONTROL_PREFIX);
   /** A POST whose answer is what `handler` returns for the JSON body (`{}` when none). */
   const post = (path: string, handler: (body: unknown) => unknown): void =>
@@ -45,30 +53,49 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
       return { body: found };
     });
 
-  on.get('', () => ({ body: { ...emulator.describe(), routes: router.routes() } }));
-  on.get('/state', () => ({ body: emulator.describe() }));
+  /**
+   * The summary as the control routes show it: the seed's API keys (as the inspector and the CLI
+   * show them), any other key masked, unless the request asks `?reveal=keys`.
+   */
+  const described = (query: URLSearchParams): EmulatorDescription => {
+    const description = emulator.describe();
+    if (revealsKeys(query)) return description;
+    return {
+      ...description,
+      users: description.users.map((user) =>
+        isSeedKey(user.id, user.apiKey) ? user : { ...user, apiKey: maskApiKey(user.apiKey) },
+      ),
+    };
+  };
+
+  on.get('', ({ query }) => ({ body: { ...described(query), routes: router.routes() } }));
+  on.get('/state', ({ query }) => ({ body: described(query) }));
   // the platform interface's OpenAPI document (src/openapi), its server this emulator; loaded on first use
   on.get('/openapi.json', async ({ headers }) => ({
     body: (await import('../../openapi/index.js')).servedOpenApiDocument(emulator, headers.host),
   }));
   // the whole state (a snapshot) out and back in; a bad snapshot is a 400 naming its field
-  on.get('/snapshot', () => ({ body: emulator.snapshot() }));
-  post('/state', (body) => {
+  // credentials masked (and the snapshot marked so, which a restore refuses) unless ?reveal=keys:
+  // a snapshot to restore is taken with ?reveal=keys
+  on.get('/snapshot', ({ query }) => ({
+    body: revealsKeys(query) ? emulator.snapshot() : maskSnapshotCredentials(emulator.snapshot(), isSeedKey),
+  }));
+  on.post('/state', ({ body, query }) => {
     try {
       // restore() validates whatever it is given: the body's shape is its to check
-      emulator.restore(body as EmulatorSnapshotInput);
+      emulator.restore((body ?? {}) as EmulatorSnapshotInput);
     } catch (error) {
       if (error instanceof SnapshotError) {
         throw new BadRequestError(error.message, { field: error.path, cause: error });
       }
       throw error;
     }
-    return emulator.describe();
+    return { body: described(query) };
   });
-  post('/reset', (body) => {
-    const { seed } = parseBody(resetSchema, body);
+  on.post('/reset', ({ body, query }) => {
+    const { seed } = parseBody(resetSchema, body ?? {});
     emulator.reset(seed);
-    return emulator.describe();
+    return { body: described(query) };
   });
 
   post('/customer-message', (body) => triggers.customerMessage(body));
@@ -107,8 +134,14 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
   }));
 
   on.get('/clock', () => ({ body: { now: emulator.clock.now() } }));
-  post('/clock/advance', (body) => ({ now: emulator.advanceClock(parseBody(clockAdvanceSchema, body).ms) }));
-  post('/clock', (body) => ({ now: emulator.setClock(parseBody(clockSetSchema, body).time) }));
+  post('/clock/advance', (body) => {
+    const { ms } = parseBody(clockAdvanceBodySchema, body);
+    return { now: onClock('ms', () => emulator.advanceClock(ms)) };
+  });
+  post('/clock', (body) => {
+    const { time } = parseBody(clockSetBodySchema, body);
+    return { now: onClock('time', () => emulator.setClock(time)) };
+  });
 
   on.get('/deliveries', ({ query }) => ({
     body: deliveryPage(emulator.deliveries(), parseListQuery(deliveryListQuerySchema, query)),
@@ -118,9 +151,12 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     return { status: 204 };
   });
   on.post('/deliveries/:id/resend', ({ params }) => ({ body: emulator.resend(params.id ?? '') }));
+  // bounded (the idleTimeoutMs option): `idle: false` and the ids still pending when it came first
   on.post('/idle', async () => {
-    await emulator.idle();
-    return { body: { deliveries: emulator.deliveries().length } };
+    const { idle, pending } = await emulator.idle();
+    return {
+      body: { deliveries: emulator.deliveries().length, idle, pending: pending.map((entry) => entry.id) },
+    };
   });
 
   post('/faults', (body) => {
@@ -136,6 +172,16 @@ export function controlRoutes(router: Router, emulator: Emulator, triggers: Unch
     emulator.clearFaults();
     return { status: 204 };
   });
+}
+
+/** A clock call whose refusal (a time past what a Date holds) is a 400 naming `field`. */
+function onClock(field: string, move: () => number): number {
+  try {
+    return move();
+  } catch (error) {
+    if (error instanceof ClockValueError) throw new BadRequestError(error.message, { field, cause: error });
+    throw error;
+  }
 }
 
 function asRecord(body: unknown): Record<string, unknown> {

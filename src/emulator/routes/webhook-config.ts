@@ -32,9 +32,10 @@ export const webhookConfigPath = (messagingPrefix: string): string =>
  * delete, with scope rules 1–8. Response bodies of create, update, get default and delete are
  * not shown in the documentation: the emulator answers with the configuration row.
  */
-export const webhookConfigHandlers = ({ state }: EmulatorContext) =>
+export const webhookConfigHandlers = ({ state, refuseSelfDelivery }: EmulatorContext) =>
   ({
     createWebhookConfig({ auth, body: input }) {
+      refuseSelfDelivery(input);
       let messagingNumberId: string | null = null;
       let messagingNumberMsisdn: string | null = null;
       if (typeof input.messagingNumberId === 'string') {
@@ -75,6 +76,7 @@ export const webhookConfigHandlers = ({ state }: EmulatorContext) =>
     updateWebhookConfig({ auth, body }) {
       // scope rule 7: scope cannot change on update, so messagingNumberId is ignored
       const { id, messagingNumberId: _ignored, ...input } = body;
+      refuseSelfDelivery(input);
       const current = ownConfig(state, auth.client.id, id);
       const { clientId, messagingNumberId, messagingNumberMsisdn } = current;
       const next: StoredWebhookConfig = {

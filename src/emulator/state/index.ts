@@ -29,4 +29,5 @@ export {
   type EmulatorSnapshot,
   type EmulatorSnapshotInput,
 } from './snapshot.js';
+export { MAX_BODY_DEPTH, MAX_SNAPSHOT_DEPTH } from './nesting.js';
 export { createSequence, type Sequence, type SequenceQuery } from './sequence.js';

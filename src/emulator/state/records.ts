@@ -5,6 +5,7 @@ import {
   webhookConfigSchema,
   type DeliveryStatus,
 } from '../../schemas/index.js';
+import { emulatorTimeSchema } from '../clock.js';
 
 /*
  * What the emulator's state holds, as zod schemas: the seed (what a test writes to start from)
@@ -199,7 +200,7 @@ export const sessionRecordSchema = z.object({
   statusType: z.enum(SESSION_STATUS_TYPES).nullable(),
   status: nullableString,
   /** Emulator time (Unix ms) until which the number cannot reconnect, or null. */
-  flaggedUntil: z.number().nullable(),
+  flaggedUntil: emulatorTimeSchema.nullable(),
 });
 export type SessionState = z.output<typeof sessionRecordSchema>;
 

@@ -1,3 +1,4 @@
+import { MAX_SNAPSHOT_DEPTH, nestedTooDeep } from './nesting.js';
 import { newId } from '../ids.js';
 import {
   emulatorSeedSchema,
@@ -113,6 +114,13 @@ export class SeedError extends TypeError {
  * must be unique (an id, an API key, a live user's e-mail, a customer's open chat on a number).
  */
 export function applySeed(state: EmulatorState, seed: EmulatorSeed, now: Date): void {
+  // what a seed stores must fit a snapshot: see MAX_SNAPSHOT_DEPTH
+  const deep = nestedTooDeep(seed, MAX_SNAPSHOT_DEPTH);
+  if (deep !== undefined) {
+    throw new SeedError(
+      `Invalid emulator seed at ${deep.split('.').slice(0, 8).join('.')}: nested deeper than ${MAX_SNAPSHOT_DEPTH} levels`,
+    );
+  }
   const parsed = emulatorSeedSchema.safeParse(seed);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

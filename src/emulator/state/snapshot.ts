@@ -10,7 +10,9 @@ import {
   userRecordSchema,
   webhookConfigRecordSchema,
 } from './records.js';
-import { createEmptyState, StateConflictError, type EmulatorState } from './store.js';
+import { emulatorTimeSchema } from '../clock.js';
+import { MAX_SNAPSHOT_DEPTH, nestedTooDeep } from './nesting.js';
+import { createEmptyState, StateConflictError, type EmulatorState, type RetentionOptions } from './store.js';
 
 /*
  * Snapshots: the whole state as JSON, and back. A snapshot lists every record as the state holds
@@ -27,7 +29,7 @@ export const SNAPSHOT_VERSION = 1;
 export const emulatorSnapshotSchema = z.object({
   version: z.literal(SNAPSHOT_VERSION),
   /** The emulator clock, Unix ms. @default the clock is left where it is */
-  clock: z.number().finite().optional(),
+  clock: emulatorTimeSchema.optional(),
   clients: z.array(clientRecordSchema).default([]),
   teams: z.array(teamRecordSchema).default([]),
   users: z.array(userRecordSchema).default([]),
@@ -44,6 +46,11 @@ export const emulatorSnapshotSchema = z.object({
    * made later is a credential, not a fixture). @default every user's (the snapshot is the seed)
    */
   seedKeys: z.array(z.object({ userId: z.string(), apiKey: z.string() })).optional(),
+  /**
+   * Set on a snapshot served with its credentials masked (`GET /_emulator/snapshot` without
+   * `?reveal=keys`): it cannot be restored, its keys and passwords are gone.
+   */
+  masked: z.literal(true).optional(),
 });
 /** A snapshot as given (lists optional). */
 export type EmulatorSnapshotInput = z.input<typeof emulatorSnapshotSchema>;
@@ -87,20 +94,50 @@ export function snapshotRecords(state: EmulatorState, clock: number): EmulatorSn
 }
 
 /**
- * Validates `input` as a snapshot: its shape (zod) and its references (every clientId, numberId,
- * team and agent id names a record of the snapshot; ids, API keys, msisdns, live e-mails and
- * open chats per customer and number unique; one configuration per scope). Returns the parsed
- * snapshot; throws {@link SnapshotError} naming the first problem.
+ * Validates `input` as a snapshot: its nesting (no deeper than {@link MAX_SNAPSHOT_DEPTH}), its
+ * shape (zod) and its references (every clientId, numberId, team and agent id names a record of
+ * the snapshot; ids, API keys, msisdns, live e-mails and open chats per customer and number
+ * unique; one configuration per scope), by loading it into a scratch state with `retention` (the
+ * emulator's own, so what passes here loads there). Returns the parsed snapshot; throws
+ * {@link SnapshotError} naming the first problem.
  */
-export function parseSnapshot(input: unknown): EmulatorSnapshot {
+export function parseSnapshot(input: unknown, retention?: RetentionOptions): EmulatorSnapshot {
+  return loadSnapshotState(input, retention).snapshot;
+}
+
+/**
+ * {@link parseSnapshot}, also returning the scratch state it loaded: a whole new state, for a
+ * restore to swap in once nothing can fail any more.
+ */
+export function loadSnapshotState(
+  input: unknown,
+  retention?: RetentionOptions,
+): { readonly snapshot: EmulatorSnapshot; readonly state: EmulatorState } {
+  const deep = nestedTooDeep(input, MAX_SNAPSHOT_DEPTH);
+  if (deep !== undefined) {
+    throw new SnapshotError(`nested deeper than ${MAX_SNAPSHOT_DEPTH} levels`, shortPath(deep));
+  }
   const parsed = emulatorSnapshotSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new SnapshotError(issue?.message ?? 'invalid', issue?.path.map(String).join('.') ?? '');
   }
+  if (parsed.data.masked === true) {
+    throw new SnapshotError(
+      'this snapshot has its API keys and passwords masked (GET /_emulator/snapshot without ?reveal=keys); take it with GET /_emulator/snapshot?reveal=keys to restore it',
+      'masked',
+    );
+  }
   // a scratch state checks every reference and uniqueness rule, as loading would
-  loadSnapshot(createEmptyState(), parsed.data);
-  return parsed.data;
+  const state = createEmptyState(retention);
+  loadSnapshot(state, parsed.data);
+  return { snapshot: parsed.data, state };
+}
+
+/** A path cut to its first segments (a too-deep one runs to dozens of `0`s). */
+function shortPath(path: string): string {
+  const segments = path.split('.');
+  return segments.length <= 8 ? path : `${segments.slice(0, 8).join('.')}…`;
 }
 
 /**
