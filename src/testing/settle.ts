@@ -1,6 +1,7 @@
 /** The emulator, as {@link settle} uses it: its idle() and its delivery log's change feed. */
 export interface SettleEmulator {
-  idle(): Promise<void>;
+  /** Resolves `{ idle: false }` when its wait bound passed with deliveries still pending. */
+  idle(): Promise<{ readonly idle: boolean } | void>;
   subscribeDeliveries(listener: (entry: unknown) => void): () => void;
 }
 
@@ -41,7 +42,12 @@ export async function settle(
     for (let pass = 0; pass < SETTLE_MAX_PASSES; pass += 1) {
       const changesBefore = changes;
       const countsBefore = counted();
-      await emulator.idle();
+      const report = await emulator.idle();
+      if (report?.idle === false) {
+        throw new Error(
+          'settle: the emulator still had deliveries pending when its idle() wait bound passed',
+        );
+      }
       for (const receiver of receivers) await receiver.idle();
       if (changes === changesBefore && counted() === countsBefore) return;
     }

@@ -105,4 +105,21 @@ describe('settle(emulator, ...receivers)', () => {
     await settle(quiet, receiver);
     expect(idles).toBe(3);
   });
+
+  it('rejects when the emulator says its idle() wait bound passed with deliveries pending', async () => {
+    let subscribed = false;
+    const stuck = {
+      idle: async () => ({ idle: false, pending: 1 }),
+      subscribeDeliveries: () => {
+        subscribed = true;
+        return () => {
+          subscribed = false;
+        };
+      },
+    };
+    await expect(settle(stuck, { idle: async () => undefined, stats: () => ({}) })).rejects.toThrow(
+      /deliveries pending when its idle\(\) wait bound passed/,
+    );
+    expect(subscribed).toBe(false);
+  });
 });
