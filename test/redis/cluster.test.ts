@@ -97,7 +97,8 @@ describeCluster('Redis Cluster: 3 primaries with a replica each, on loopback', (
       // standalone Redis at 6379 (where a silently ignored Cluster instance used to write).
       const shards = await partitionsPerShard(cluster, appCluster, topology.queueName, PARTITIONS);
       const jobKeys = await keysOn(appCluster, `bull:{${topology.queueName}-*`);
-      const dedupeKeys = await keysOn(appCluster, `${topology.dedupePrefix}*`);
+      // The dedupe claims: BullMQ deduplication ids set by the adds, in their partitions' slots.
+      const dedupeKeys = await keysOn(appCluster, `bull:{${topology.queueName}-*}:de:*`);
       const keysPerShard: Record<number, number> = {};
       const ownerOf = await cluster.owners();
       for (const key of jobKeys) {
