@@ -7,8 +7,11 @@ interface Pending {
 
 /** Deadlines shared by many promises. */
 export interface Deadlines {
-  /** Settles like `promise`, or rejects with the timeout error once its deadline has passed. */
-  bound<T>(promise: Promise<T>): Promise<T>;
+  /**
+   * Settles like `promise` (its value passed through `map`), or rejects with the timeout error
+   * once its deadline has passed. `settled` runs when `promise` settles, deadline passed or not.
+   */
+  bound<T, R = T>(promise: Promise<T>, map?: (value: T) => R, settled?: () => void): Promise<R>;
   /** Stops the timer; pending promises keep waiting for their own outcome. */
   stop(): void;
 }
@@ -49,8 +52,8 @@ export function createDeadlines(timeoutMs: number, timeoutError: () => Error): D
   }
 
   return {
-    bound<T>(promise: Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
+    bound<T, R = T>(promise: Promise<T>, map?: (value: T) => R, settled?: () => void): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
         const entry: Pending = { reject, bucket: current };
         current.add(entry);
         pending += 1;
@@ -60,11 +63,17 @@ export function createDeadlines(timeoutMs: number, timeoutError: () => Error): D
         }
         promise.then(
           (value) => {
+            settled?.();
             if (!entry.bucket.delete(entry)) return; // expired already: answered as a timeout
             pending -= 1;
-            resolve(value);
+            try {
+              resolve(map === undefined ? (value as unknown as R) : map(value));
+            } catch (error) {
+              reject(error instanceof Error ? error : new Error(String(error)));
+            }
           },
           (error: unknown) => {
+            settled?.();
             if (!entry.bucket.delete(entry)) return;
             pending -= 1;
             reject(error instanceof Error ? error : new Error(String(error)));

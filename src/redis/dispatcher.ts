@@ -268,7 +268,14 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     options.waitForReplicas,
     connection.kind === 'client' ? commandTimeoutOf(connection.client) : commandTimeoutMs,
   );
-  const { client, owned } = openClient(connection, 'receiver', commandTimeoutMs);
+  // No ioredis timer per command on the dispatcher's own client: its adds are bounded by shared
+  // deadlines (below), its other commands each by a timeout of their own.
+  const { client, owned } = openClient(connection, 'receiver', commandTimeoutMs, {
+    perCommandTimeout: false,
+  });
+  const noAnswer = (what: string) => (): never => {
+    throw new Error(`${what}: no answer from Redis within ${commandTimeoutMs} ms`);
+  };
   if (owned) logClientErrors(client, logger, 'bullmq dispatcher');
   const tagWarning = prefixTagWarning(topology);
   if (tagWarning !== undefined) logger.warn(tagWarning);
@@ -281,23 +288,32 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       ? undefined
       : createReplicaProbe(() => serversOf(client), replicaAck.replicas, commandTimeoutMs);
   let deadQueue: Queue | undefined;
-  const jobOptions = {
-    attempts: 1, // retries run inside the worker, so a conversation waits for them (ordering)
-    removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
-    removeOnFail: { age: Math.ceil(keepFailedMs / 1000) },
-    // Held until the replicas have it, then released (promoted) by `replicated`.
-    ...(replicaAck === undefined ? {} : { delay: HELD_JOB_MS }),
-  };
+  // Kept objects: read (never changed) by BullMQ for every job.
+  const removeOnComplete = { age: Math.ceil(keepCompletedMs / 1000) };
+  const removeOnFail = { age: Math.ceil(keepFailedMs / 1000) };
+  // One attempt (BullMQ's default): retries run inside the worker, so a conversation waits for
+  // them (ordering). With the replica acknowledgement, held until the replicas have the job, then
+  // released (promoted) by `replicated`.
+  const jobOptions =
+    replicaAck === undefined
+      ? { removeOnComplete, removeOnFail }
+      : { removeOnComplete, removeOnFail, delay: HELD_JOB_MS };
   // Claim-step jobIds: the dedupe key, then this dispatcher's tag and a counter, so that an add
   // deduplicated by BullMQ answers another jobId than the one it asked for (see claimStep).
   const idTag = `.${randomUUID().slice(0, 8)}`;
   let idSequence = 0;
-  const started = waitUntilReady(client).then(async () => {
-    await checkEvictionPolicy(client, logger);
-    // No AOF and no RDB: a Redis restart drops every job answered 200 (warned, or refused).
-    await checkPersistence(client, logger, options);
-    if (replicaAck !== undefined) await checkReplicas(client, replicaAck.replicas, logger);
-  });
+  const started = waitUntilReady(client).then(() =>
+    withTimeout(
+      (async () => {
+        await checkEvictionPolicy(client, logger);
+        // No AOF and no RDB: a Redis restart drops every job answered 200 (warned, or refused).
+        await checkPersistence(client, logger, options);
+        if (replicaAck !== undefined) await checkReplicas(client, replicaAck.replicas, logger);
+      })(),
+      3 * commandTimeoutMs,
+      noAnswer('start-up checks'),
+    ),
+  );
   started.catch(() => undefined);
 
   /**
@@ -434,7 +450,11 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
 
   async function jobCounts(): Promise<Record<string, number>> {
     const total: Record<string, number> = {};
-    const all = await Promise.all(queues.map((queue) => queue.getJobCounts()));
+    const all = await withTimeout(
+      Promise.all(queues.map((queue) => queue.getJobCounts())),
+      commandTimeoutMs,
+      noAnswer('job counts'),
+    );
     for (const counts of all) {
       for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
     }
@@ -497,7 +517,10 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     new Error(`enqueue: no answer from Redis within ${timeoutMs} ms`);
 
   const dispatcher: BullMQDispatcher = {
-    enqueue: (job) => add(job, undefined) as Promise<EnqueueOutcome>,
+    enqueue(job) {
+      const added = add(job, undefined) as Promise<EnqueueOutcome>;
+      return enqueueDeadlines === undefined ? added : enqueueDeadlines.bound(added);
+    },
     ready: () => started,
     jobCounts,
     async idle() {
@@ -538,13 +561,41 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       return { queued: 0, running: 0 };
     },
   };
-  const claimDeadlines: Deadlines[] = [];
+  // A plain add is one command (bounded as one), or with the replica acknowledgement several
+  // round trips, bounded by the pipeline's deadline only.
+  const enqueueDeadlines =
+    replicaAck === undefined ? createDeadlines(commandTimeoutMs, timedOut(commandTimeoutMs)) : undefined;
+  const claimDeadlines: Deadlines[] = enqueueDeadlines === undefined ? [] : [enqueueDeadlines];
   // The Redis dedupe store's claim step (`claimAndEnqueue`): the add with the claim in it, bounded
-  // by the pipeline's enqueue deadline through one shared timer rather than one per event.
+  // through one shared timer rather than one per event (nor ioredis's per-command timer, which the
+  // dispatcher's own client goes without): by the command timeout, as any single command, or
+  // with the replica acknowledgement (several round trips) by the pipeline's deadline.
   registerClaimStep(dispatcher, (claim, timeoutMs) => {
-    const deadlines = createDeadlines(timeoutMs, timedOut(timeoutMs));
+    const boundMs = replicaAck === undefined ? Math.min(timeoutMs, commandTimeoutMs) : timeoutMs;
+    const deadlines = createDeadlines(boundMs, timedOut(boundMs));
     claimDeadlines.push(deadlines);
-    return (job) => deadlines.bound(add(job, claim));
+    if (replicaAck !== undefined || requirePersistence) return (job) => deadlines.bound(add(job, claim));
+    const { ttlMs } = claim;
+    // The common path, per event: one add, its answer read, nothing else.
+    return (job) => {
+      const dedupeId = job.dedupeKey === undefined ? undefined : jobIdOf(job);
+      if (closed || dedupeId === undefined) return deadlines.bound(add(job, claim));
+      idSequence += 1;
+      const asked = dedupeId + idTag + idSequence.toString(36);
+      inflight += 1;
+      const queue = queues[partitionOf(job.orderingKey, topology.partitions)]!;
+      const added = queue.add(job.type, job, {
+        removeOnComplete,
+        removeOnFail,
+        jobId: asked,
+        deduplication: { id: dedupeId, ttl: ttlMs },
+      });
+      return deadlines.bound(
+        added,
+        (answered): ClaimedEnqueueOutcome => (answered.id === asked ? 'accepted' : 'duplicate'),
+        leave,
+      );
+    };
   });
   return dispatcher;
 }

@@ -154,6 +154,8 @@ export function partitionOf(orderingKey: string, partitions: number): number {
  * (injective: `%` is escaped first). Jobs without a dedupe key get BullMQ's own id.
  */
 export function jobIdOf(job: WebhookJob): string | undefined {
-  if (job.dedupeKey === undefined) return undefined;
-  return job.dedupeKey.replace(/%/g, '%25').replace(/:/g, '%3A');
+  const key = job.dedupeKey;
+  if (key === undefined) return undefined;
+  // The pipeline's keys are base64url digests, which need no escaping: no regex per event.
+  return key.includes('%') || key.includes(':') ? key.replace(/%/g, '%25').replace(/:/g, '%3A') : key;
 }
