@@ -8,8 +8,10 @@
 //   node bench/tools/redis-commands.js [--events=2000] [--connections=50] [--duplicates=0.1]
 //
 // Printed per acknowledged event: the commands the receiver sent (MONITOR, commands run inside a
-// script left out: what its connection carries, one reply each), and every command Redis ran
-// (INFO commandstats deltas: inside scripts included), with the top commands of each.
+// script left out: what its connection carries, one reply each), every command Redis ran (INFO
+// commandstats deltas: inside scripts included), with the top commands of each, and the CPU time
+// of the redis-server process (INFO cpu deltas, measured in a pass without MONITOR, which costs
+// Redis time of its own).
 // `--duplicates` re-sends that share of the events once more after the load (redeliveries).
 import http from 'node:http';
 import { Redis } from 'ioredis';
@@ -74,6 +76,13 @@ async function commandstats(admin) {
   return calls;
 }
 
+/** The redis-server process's CPU time so far, in µs (`INFO cpu`). */
+async function redisCpuUs(admin) {
+  const info = await admin.info('cpu');
+  const seconds = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
 const top = (counts, per) =>
   Object.entries(counts)
     .sort(([, a], [, b]) => b - a)
@@ -99,6 +108,12 @@ try {
       const nextBody = createBodyFactory('chatbot', { conversations: 1000 });
       // Warm up: scripts loaded, connections open; then the counted window.
       await send(server.hello.port, Array.from({ length: 200 }, nextBody), options.connections);
+      // A pass without MONITOR for the time Redis spends per event.
+      const timed = Array.from({ length: options.events }, nextBody);
+      const cpuBefore = await redisCpuUs(admin);
+      const timedStatuses = await send(server.hello.port, timed, options.connections);
+      const redisUs = ((await redisCpuUs(admin)) - cpuBefore) / (timedStatuses.get(200) ?? 1);
+      await admin.flushall();
       const bodies = Array.from({ length: options.events }, nextBody);
       const repeats = bodies.slice(0, Math.round(bodies.length * options.duplicates));
       await admin.config('RESETSTAT');
@@ -126,6 +141,7 @@ try {
         acked,
         failed: [...statuses].filter(([status]) => status !== 200).reduce((sum, [, n]) => sum + n, 0),
         sentPerEvent: sentTotal / acked,
+        redisUs,
         ranPerEvent: ranTotal / acked,
         sent: top(sent, acked),
         ran: top(ran, acked),
@@ -149,6 +165,7 @@ console.log(
       'failed',
       'commands sent',
       'commands Redis ran',
+      'Redis CPU µs',
       'sent',
       'ran (inside scripts too)',
     ],
@@ -158,6 +175,7 @@ console.log(
       row.failed,
       row.sentPerEvent.toFixed(2),
       row.ranPerEvent.toFixed(2),
+      row.redisUs.toFixed(1),
       row.sent,
       row.ran,
     ]),

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { DedupeStore } from '../dedupe/types.js';
-import type { Dispatcher } from '../dispatch/types.js';
+import type { ClaimedEnqueueOutcome, DedupeStore } from '../dedupe/types.js';
+import type { Dispatcher, WebhookJob } from '../dispatch/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger } from '../logger.js';
 import { checkOptions } from '../util/options.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS, type RedisDedupeStoreOptions } from './option-keys.js';
 import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
-import { claimStepOf, type ClaimStep } from './claim-step.js';
+import { claimStepOf } from './claim-step.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -53,7 +53,10 @@ export interface RedisDedupeStore extends DedupeStore {
    * script per event (BullMQ's deduplication, kept `ttlMs`), instead of a lease claimed, confirmed
    * or released around the add. Undefined for any other dispatcher. The pipeline calls it.
    */
-  claimAndEnqueue(dispatcher: Dispatcher, timeoutMs: number): ClaimStep | undefined;
+  claimAndEnqueue(
+    dispatcher: Dispatcher,
+    timeoutMs: number,
+  ): ((job: WebhookJob) => Promise<ClaimedEnqueueOutcome>) | undefined;
   /** Resolves once connected and the eviction policy was checked. */
   ready(): Promise<void>;
   close(): Promise<void>;

@@ -65,7 +65,7 @@ const REPLICAS_EVERY_MS = 1000;
 const MAX_REPLICA_LAG_S = 1;
 
 /** Replicas of one primary's `INFO replication` that are online and acknowledging. */
-export function presentReplicas(info: string): number {
+function presentReplicas(info: string): number {
   let present = 0;
   for (const match of info.matchAll(/^slave\d+:(.*)$/gm)) {
     const fields = new Map(match[1]!.split(',').map((pair) => pair.split('=') as [string, string]));
