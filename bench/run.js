@@ -66,6 +66,14 @@ const SCENARIOS = [
   { id: 4, name: 'emulator', title: 'Emulator fan-out', module: './scenarios/emulator.js' },
   { id: 5, name: 'redis', title: 'Redis/BullMQ mode vs in-memory', module: './scenarios/redis.js' },
   {
+    id: 15,
+    name: 'redis-peer',
+    aliases: ['redis-worker'],
+    title:
+      'Redis mode against the hand-written Redis receiver; createWorker against a hand-written BullMQ worker',
+    module: './scenarios/redis-peer.js',
+  },
+  {
     id: 12,
     name: 'redis-wait',
     title: 'Redis mode: waitForReplicas 1 ÷ the default acknowledgement',

@@ -50,7 +50,7 @@ export type {
 } from './dispatch/types.js';
 
 // The in-memory defaults, to configure or replace.
-export type { DedupeStore } from './dedupe/types.js';
+export type { ClaimedEnqueueOutcome, DedupeStore } from './dedupe/types.js';
 export { createMemoryDedupeStore } from './dedupe/memory.js';
 export { createMemoryDispatcher } from './dispatch/memory.js';
 

@@ -1,3 +1,3 @@
-export type { DedupeStore } from './types.js';
+export type { ClaimedEnqueueOutcome, DedupeStore } from './types.js';
 export * from './memory.js';
 export * from './keys.js';

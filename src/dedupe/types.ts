@@ -1,4 +1,7 @@
-import type { ComponentHealth } from '../dispatch/types.js';
+import type { ComponentHealth, Dispatcher, EnqueueOutcome, WebhookJob } from '../dispatch/types.js';
+
+/** What a combined claim and enqueue ({@link DedupeStore.claimAndEnqueue}) resolves. */
+export type ClaimedEnqueueOutcome = EnqueueOutcome | 'duplicate';
 
 /**
  * Remembers which events were already accepted. `claim` is atomic: of two concurrent claims of
@@ -22,6 +25,19 @@ export interface DedupeStore {
    * the same thing for a store that keeps no leases (the in-memory one). Optional.
    */
   forget?(key: string): void | Promise<void>;
+  /**
+   * Claims a job's dedupe key and has `dispatcher` enqueue the job in one atomic step, for a store
+   * that can do so with that dispatcher (the Redis store with the BullMQ dispatcher: one script per
+   * event). Returns that step, or undefined when it cannot work with `dispatcher`; the pipeline
+   * then claims, enqueues and confirms in turn. The step resolves `duplicate` when the key was
+   * claimed before (nothing enqueued), and settles within `timeoutMs`: past it, it rejects (the
+   * pipeline answers 503), and a job that still lands later is the one a redelivery is then a
+   * duplicate of. Optional.
+   */
+  claimAndEnqueue?(
+    dispatcher: Dispatcher,
+    timeoutMs: number,
+  ): ((job: WebhookJob) => Promise<ClaimedEnqueueOutcome>) | undefined;
   /** Readiness, synchronously; `router.health()` adds its reasons. Optional. */
   health?(): ComponentHealth;
   /** Releases resources (connections). */

@@ -1,4 +1,9 @@
-import { digestDedupeKey, ORDERING_KEYS, type DedupeKeyFn } from '../dedupe/index.js';
+import {
+  digestDedupeKey,
+  ORDERING_KEYS,
+  type ClaimedEnqueueOutcome,
+  type DedupeKeyFn,
+} from '../dedupe/index.js';
 import type { EnqueueOutcome, JobRunner, WebhookJob } from '../dispatch/index.js';
 import {
   ClaimHeldError,
@@ -36,7 +41,7 @@ const chain = <T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>):
 
 /**
  * The admit stage, for a valid payload: claim its dedupe key → enqueue its job → confirm the
- * claim → 200. Refusals on the way: a duplicate (200 `duplicate`), a claim another request holds
+ * claim → 200, or the three in one step when the store and dispatcher offer one (Redis). Refusals on the way: a duplicate (200 `duplicate`), a claim another request holds
  * (503 `claim_held`), the store failing (503 `store_unavailable`, unless failing open), the queue
  * full or closed (503 `queue_full` / `shutting_down`, the claim released). Each step answers
  * synchronously when the store and dispatcher do, and as a promise only when they do not.
@@ -49,6 +54,7 @@ export function createAdmit(
 ): (accepted: AcceptedHead, valid: ValidPayload) => HttpAnswer | Promise<HttpAnswer> {
   const { logger, stats, probe, redactLogs, retryAfter } = state;
   const { runner, confirms, dedupeKeyOf, failOpen, enqueueEveryType } = settings;
+  const claimAndEnqueue = calls.claimAndEnqueue;
 
   /** Counts an acknowledged request, reports its answer, and returns it (200, `duplicate` or not). */
   function ack(type: WebhookType, accepted: AcceptedHead, code: 'ok' | 'duplicate' = 'ok'): HttpAnswer {
@@ -80,6 +86,7 @@ export function createAdmit(
     };
     const dedupeKey = job.dedupeKey;
     if (dedupeKey === undefined) return dispatch(job, false, accepted);
+    if (claimAndEnqueue !== undefined) return dispatchClaiming(job, accepted);
     const claimed = calls.claim(dedupeKey);
     return claimed instanceof Promise
       ? claimed.then((outcome) => afterClaim(job, outcome, accepted))
@@ -142,6 +149,27 @@ export function createAdmit(
     return outcome instanceof Promise
       ? outcome.then((value) => afterEnqueue(job, claimed, value, accepted))
       : afterEnqueue(job, claimed, outcome, accepted);
+  }
+
+  /** Claims and enqueues in the store's one step: a duplicate is answered as after a claim. */
+  function dispatchClaiming(job: WebhookJob, accepted: AcceptedHead): Promise<HttpAnswer> {
+    if (accepted.span !== undefined && probe.tracer !== undefined)
+      job = probe.tracer.dispatching(accepted.span, job, true);
+    probe.observer?.enqueuing?.(job);
+    return claimAndEnqueue!(job).then((outcome) => afterClaimingEnqueue(job, outcome, accepted));
+  }
+
+  function afterClaimingEnqueue(
+    job: WebhookJob,
+    outcome: ClaimedEnqueueOutcome | 'failed',
+    accepted: AcceptedHead,
+  ): HttpAnswer | Promise<HttpAnswer> {
+    if (outcome === 'duplicate') {
+      probe.observer?.jobSettled?.(job);
+      return afterClaim(job, false, accepted);
+    }
+    // Nothing to release: a failed step claimed nothing, or its job is in Redis after all.
+    return afterEnqueue(job, false, outcome, accepted);
   }
 
   function afterEnqueue(

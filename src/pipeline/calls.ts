@@ -1,4 +1,4 @@
-import type { DedupeStore } from '../dedupe/index.js';
+import type { ClaimedEnqueueOutcome, DedupeStore } from '../dedupe/index.js';
 import type { Dispatcher, EnqueueOutcome, WebhookJob } from '../dispatch/index.js';
 import { scrubError } from '../logger.js';
 import { withTimeout } from '../util/timeout.js';
@@ -29,6 +29,12 @@ export interface StoreCalls {
   /** Forgets a confirmed claim of an event accepted but not handled, so a replay runs it. */
   forget(key: string): Guarded<void>;
   enqueue(job: WebhookJob): Guarded<EnqueueOutcome>;
+  /**
+   * The store's claim and the dispatcher's enqueue in one step, when the store offers one for this
+   * dispatcher ({@link DedupeStore.claimAndEnqueue}); undefined otherwise. It bounds itself by the
+   * enqueue deadline, so no timer is added here.
+   */
+  readonly claimAndEnqueue: ((job: WebhookJob) => Promise<ClaimedEnqueueOutcome | 'failed'>) | undefined;
 }
 
 export function createStoreCalls(
@@ -77,6 +83,7 @@ export function createStoreCalls(
   const confirm = (key: string) => store!.confirm!(key);
   const forget = store?.forget === undefined ? release : (key: string) => store.forget!(key);
   const enqueue = (job: WebhookJob) => dispatcher.enqueue(job);
+  const claimed = store?.claimAndEnqueue?.(dispatcher, enqueueTimeoutMs);
 
   return {
     claim: (key) => guarded<string, boolean | 'held'>('dedupe store', claim, key, claimFailed),
@@ -84,5 +91,15 @@ export function createStoreCalls(
     confirm: (key) => guarded('dedupe confirm', confirm, key),
     forget: (key) => guarded('dedupe forget', forget, key),
     enqueue: (job) => guarded('enqueue', enqueue, job),
+    claimAndEnqueue:
+      claimed === undefined
+        ? undefined
+        : (job) => {
+            try {
+              return claimed(job).then(undefined, (error: unknown) => failed('enqueue', error, job));
+            } catch (error) {
+              return Promise.resolve(failed('enqueue', error, job));
+            }
+          },
   };
 }

@@ -204,11 +204,14 @@ export function describeConnection(connection: ResolvedConnection): string {
   }
 }
 
-/** The receiver's fail-fast tuning of one Redis connection. */
-function receiverTuning(commandTimeoutMs: number): RedisConnectionOptions {
+/**
+ * The receiver's fail-fast tuning of one Redis connection. Without `perCommand`, no ioredis
+ * command timeout: the part bounds its commands itself (one timer for many, see deadlines.ts).
+ */
+function receiverTuning(commandTimeoutMs: number, perCommand: boolean): RedisConnectionOptions {
   return {
     maxRetriesPerRequest: 1,
-    commandTimeout: commandTimeoutMs,
+    ...(perCommand ? { commandTimeout: commandTimeoutMs } : {}),
     // A command lost with its connection must fail, not run later after a 503 was answered.
     autoResendUnfulfilledCommands: false,
     connectTimeout: Math.max(commandTimeoutMs, 1000),
@@ -235,6 +238,7 @@ export function openClient(
   connection: ResolvedConnection,
   role: ClientRole,
   commandTimeoutMs: number = DEFAULT_COMMAND_TIMEOUT_MS,
+  { perCommandTimeout = true }: { readonly perCommandTimeout?: boolean } = {},
 ): OpenedClient {
   const receiver = role === 'receiver';
   switch (connection.kind) {
@@ -255,7 +259,7 @@ export function openClient(
         ? {
             ...options,
             enableOfflineQueue: false,
-            redisOptions: { ...options.redisOptions, ...receiverTuning(commandTimeoutMs) },
+            redisOptions: { ...options.redisOptions, ...receiverTuning(commandTimeoutMs, perCommandTimeout) },
           }
         : {
             ...options,
@@ -267,7 +271,7 @@ export function openClient(
     default: {
       const tuned: RedisConnectionOptions = receiver
         ? {
-            ...receiverTuning(commandTimeoutMs),
+            ...receiverTuning(commandTimeoutMs, perCommandTimeout),
             enableOfflineQueue: false,
             retryStrategy: (times) => Math.min(50 * times, 1000),
           }

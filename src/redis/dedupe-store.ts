@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { DedupeStore } from '../dedupe/types.js';
+import type { ClaimedEnqueueOutcome, DedupeStore } from '../dedupe/types.js';
+import type { Dispatcher, WebhookJob } from '../dispatch/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger } from '../logger.js';
 import { checkOptions } from '../util/options.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS, type RedisDedupeStoreOptions } from './option-keys.js';
 import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
+import { claimStepOf } from './claim-step.js';
 import {
   checkEvictionPolicy,
   closeClient,
@@ -46,6 +48,15 @@ export interface RedisDedupeStore extends DedupeStore {
   confirm(key: string): Promise<void>;
   /** Deletes a confirmed claim (never another instance's fresh lease), so a replay runs. */
   forget(key: string): Promise<void>;
+  /**
+   * With a BullMQ dispatcher of this module: the claim made inside the dispatcher's add, one Redis
+   * script per event (BullMQ's deduplication, kept `ttlMs`), instead of a lease claimed, confirmed
+   * or released around the add. Undefined for any other dispatcher. The pipeline calls it.
+   */
+  claimAndEnqueue(
+    dispatcher: Dispatcher,
+    timeoutMs: number,
+  ): ((job: WebhookJob) => Promise<ClaimedEnqueueOutcome>) | undefined;
   /** Resolves once connected and the eviction policy was checked. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -299,6 +310,7 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
       // RELEASE deletes the key only while it holds the given value: here the confirmed marker.
       await client.eval(RELEASE, 1, full, DONE);
     },
+    claimAndEnqueue: (dispatcher, timeoutMs) => claimStepOf(dispatcher, { ttlMs }, timeoutMs),
     ready: () => firstReady,
     health: redisHealth(reachable),
     async close() {

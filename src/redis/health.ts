@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { RedisClient } from './connection.js';
 import type { ComponentHealth } from '../dispatch/types.js';
 import { withTimeout } from '../util/timeout.js';
@@ -51,5 +52,82 @@ export function createRedisProbe(client: RedisClient, timeoutMs: number): () => 
       );
     }
     return answered;
+  };
+}
+
+/** How often the replica probe reads `INFO replication` at most. */
+const REPLICAS_EVERY_MS = 1000;
+/**
+ * A replica counts as present while its link is `online` and it acknowledged the primary's stream
+ * within this many seconds (`lag`; replicas acknowledge every second): a stopped or cut-off replica
+ * drops out within a couple of seconds though its link may stay up much longer.
+ */
+const MAX_REPLICA_LAG_S = 1;
+
+/** Replicas of one primary's `INFO replication` that are online and acknowledging. */
+function presentReplicas(info: string): number {
+  let present = 0;
+  for (const match of info.matchAll(/^slave\d+:(.*)$/gm)) {
+    const fields = new Map(match[1]!.split(',').map((pair) => pair.split('=') as [string, string]));
+    if (fields.get('state') === 'online' && Number(fields.get('lag') ?? Infinity) <= MAX_REPLICA_LAG_S)
+      present += 1;
+  }
+  return present;
+}
+
+/** Readiness of the replica acknowledgement: see {@link createReplicaProbe}. */
+export interface ReplicaProbe {
+  /** False while the latest evidence says some primary lacks `replicas` present replicas. */
+  enough(): boolean;
+  /** Records the outcome of a replica acknowledgement (`WAIT`): the latest evidence. */
+  record(enough: boolean): void;
+}
+
+/**
+ * Whether every primary has the replicas `waitForReplicas` needs, answered synchronously for a
+ * readiness probe from the latest evidence: the outcome of the last acknowledgement an enqueue
+ * waited for, or the last background read of `INFO replication` on every primary (at most one a
+ * second, started by a call), whichever is newer. A receiver taken out of its load balancer's
+ * rotation sends no more `WAIT`s, so the background read is what brings it back once the replicas
+ * are.
+ */
+export function createReplicaProbe(
+  servers: () => readonly Redis[],
+  replicas: number,
+  timeoutMs: number,
+): ReplicaProbe {
+  let enough = true;
+  let reading = false;
+  let lastRead = 0;
+  let recordedAt = 0;
+  const noAnswer = (): never => {
+    throw new Error('no INFO answer');
+  };
+  return {
+    enough() {
+      const now = Date.now();
+      if (!reading && now - lastRead >= REPLICAS_EVERY_MS) {
+        reading = true;
+        lastRead = now;
+        const started = now;
+        Promise.all(
+          servers().map((server) => withTimeout(server.info('replication'), timeoutMs, noAnswer)),
+        ).then(
+          (infos) => {
+            reading = false;
+            // An acknowledgement recorded meanwhile is newer evidence than this read.
+            if (recordedAt <= started) enough = infos.every((info) => presentReplicas(info) >= replicas);
+          },
+          () => {
+            reading = false;
+          },
+        );
+      }
+      return enough;
+    },
+    record(outcome) {
+      enough = outcome;
+      recordedAt = Date.now();
+    },
   };
 }

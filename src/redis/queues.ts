@@ -7,6 +7,23 @@ export { DEFAULT_PARTITIONS, DEFAULT_QUEUE_NAME } from './names.js';
 /** Completed jobs are kept this long so a late re-add of the same jobId is still ignored. */
 export const DEFAULT_KEEP_COMPLETED_MS = 60 * 60 * 1000;
 
+/**
+ * With `waitForReplicas`, how long a job is held (a BullMQ delayed job) for its replica
+ * acknowledgement to release it. Released at once on the common path; a job still held after this
+ * (its every delivery answered 503, or its receiver died in the middle) is discarded by the worker
+ * unless a redelivery acknowledged it meanwhile. Long beyond any sender's retries of one event.
+ */
+export const HELD_JOB_MS = 60_000;
+
+/**
+ * Job-hash fields of a held job (written beside BullMQ's own, removed with the job): `mwAcked`
+ * once a receiver had it on enough replicas, `mwDiscarded` once a worker found it held past
+ * {@link HELD_JOB_MS} without that. Each is set by an atomic script that refuses when the other
+ * is set, so a job is either released or discarded, never both.
+ */
+export const ACKED_FIELD = 'mwAcked';
+export const DISCARDED_FIELD = 'mwDiscarded';
+
 /** Options shared by the dispatcher and the worker; both sides must agree on them. */
 export interface QueueTopology {
   /** BullMQ queue name (no `:`). @default 'webhooks' */
@@ -134,6 +151,8 @@ export function partitionOf(orderingKey: string, partitions: number): number {
  * (injective: `%` is escaped first). Jobs without a dedupe key get BullMQ's own id.
  */
 export function jobIdOf(job: WebhookJob): string | undefined {
-  if (job.dedupeKey === undefined) return undefined;
-  return job.dedupeKey.replace(/%/g, '%25').replace(/:/g, '%3A');
+  const key = job.dedupeKey;
+  if (key === undefined) return undefined;
+  // The pipeline's keys are base64url digests, which need no escaping: no regex per event.
+  return key.includes('%') || key.includes(':') ? key.replace(/%/g, '%25').replace(/:/g, '%3A') : key;
 }

@@ -27,7 +27,14 @@ import {
   type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
-import { openQueue, prefixTagWarning, resolveTopology, type QueueTopology } from './queues.js';
+import {
+  ACKED_FIELD,
+  DISCARDED_FIELD,
+  openQueue,
+  prefixTagWarning,
+  resolveTopology,
+  type QueueTopology,
+} from './queues.js';
 import { createRedisProbe, type ComponentHealth } from './health.js';
 
 /** Options of {@link createWorker}. */
@@ -157,6 +164,16 @@ const RUN_RETRY_DELAY_MS = 1000;
 /** Longest wait for the health probe's background PING (the worker's client has no command timeout). */
 const DEFAULT_PING_TIMEOUT_MS = 1000;
 
+/**
+ * A held job's verdict, once it was held past its hold (see `HELD_JOB_MS`): 1 when a receiver
+ * acknowledged it (it runs), else marks it discarded, atomically against a late acknowledgement
+ * (MARK_ACKED refuses a discarded job), and answers 0.
+ */
+const DISCARD_UNACKED = `
+if redis.call('HEXISTS', KEYS[1], '${ACKED_FIELD}') == 1 then return 1 end
+redis.call('HSET', KEYS[1], '${DISCARDED_FIELD}', '1')
+return 0`;
+
 const toRecordError = (error: unknown): DeadLetterRecord['error'] =>
   error instanceof Error
     ? { name: error.name, message: error.message, stack: error.stack }
@@ -230,7 +247,29 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     });
   }
 
+  /**
+   * Whether a job added held (`waitForReplicas`) may run. Released jobs run at once; one that
+   * reached its worker only because its hold ran out is checked: run if a receiver acknowledged
+   * it meanwhile (its release was lost, or it was late), else discarded with its dedupe claim
+   * deleted, so that a later delivery of the event is accepted afresh. Every delivery of it was
+   * answered 503 (or not at all), so running it would run what its sender was told was refused.
+   */
+  async function acknowledged(job: Job<JobData>): Promise<boolean> {
+    const held = job.opts.delay;
+    if (held === undefined || held <= 0 || Date.now() < job.timestamp + held) return true;
+    const key = workersByName.get(job.queueName)?.toKey(job.id ?? '');
+    if (key === undefined) return true;
+    if ((await client.eval(DISCARD_UNACKED, 1, key)) === 1) return true;
+    await job.removeDeduplicationKey();
+    logger.warn(
+      { queue: job.queueName, jobId: job.id, type: job.data.type },
+      'job never acknowledged by the replicas (every delivery answered 503): discarded, not run',
+    );
+    return false;
+  }
+
   async function processJob(job: Job<JobData>, token: string | undefined): Promise<string> {
+    if (!(await acknowledged(job))) return 'unacknowledged';
     const { resumeAttempt, firstFailedAt: failedBefore, redrives, ...webhook } = job.data;
     let firstFailedAt = failedBefore;
     for (let attempt = resumeAttempt ?? 1; ; attempt++) {
@@ -285,6 +324,8 @@ export function createWorker(options: WebhookWorkerOptions): WebhookWorker {
     worker.on('error', (error) => logger.warn({ err: error, queue: name }, 'bullmq worker error'));
     return worker;
   });
+
+  const workersByName = new Map(workers.map((worker) => [worker.name, worker]));
 
   const started = (async () => {
     await waitUntilReady(client);

@@ -1,6 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createBullMQDispatcher, createDeadLetterQueue, createWorker } from '../../src/redis/index.js';
+import { partitionOf } from '../../src/redis/queues.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
 import {
   conversations,
@@ -97,7 +98,8 @@ describeCluster('Redis Cluster: 3 primaries with a replica each, on loopback', (
       // standalone Redis at 6379 (where a silently ignored Cluster instance used to write).
       const shards = await partitionsPerShard(cluster, appCluster, topology.queueName, PARTITIONS);
       const jobKeys = await keysOn(appCluster, `bull:{${topology.queueName}-*`);
-      const dedupeKeys = await keysOn(appCluster, `${topology.dedupePrefix}*`);
+      // The dedupe claims: BullMQ deduplication ids set by the adds, in their partitions' slots.
+      const dedupeKeys = await keysOn(appCluster, `bull:{${topology.queueName}-*}:de:*`);
       const keysPerShard: Record<number, number> = {};
       const ownerOf = await cluster.owners();
       for (const key of jobKeys) {
@@ -210,10 +212,17 @@ describeCluster('Redis Cluster: 3 primaries with a replica each, on loopback', (
       const replica = await cluster.replicaOf(primary);
       if (replica === undefined) throw new Error(`primary ${primary} has no replica`);
       const slot = Number(await appCluster.cluster('KEYSLOT', names[0]!));
+      const onPrimary = new Set(names);
       return {
         primary: cluster.node(primary),
         replica: cluster.node(replica),
         partitionsOnPrimary: names.length,
+        // The claims live with the jobs: conversations on the other primaries are accepted
+        // throughout, and are not what the outage is about.
+        affects: (participant) =>
+          onPrimary.has(
+            `{${topology.queueName}-${partitionOf(`chatbot:${participant}`, topology.partitions)}}`,
+          ),
         async promoted() {
           const moved = await waitFor(async () => {
             try {

@@ -118,8 +118,8 @@ describeRedis('receiver with the Redis store and the BullMQ dispatcher (in proce
     }
   });
 
-  it('answers 200 once the job is in Redis, 200 duplicate after, and confirms the claim', async () => {
-    const store = createRedisDedupeStore({ connection, prefix });
+  it('answers 200 once the job is in Redis, 200 duplicate after, the claim kept ttlMs in the job add', async () => {
+    const store = createRedisDedupeStore({ connection, prefix, ttlMs: 60_000 });
     const dispatcher = createBullMQDispatcher({ connection, queueName, partitions: 2 });
     const handler = createNodeHandler({ onChatbot: () => undefined, dedupe: { store }, dispatcher });
     try {
@@ -127,7 +127,19 @@ describeRedis('receiver with the Redis store and the BullMQ dispatcher (in proce
       const first = await request(handler).post('/chatbot').send(event);
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ received: true });
-      expect(await redis.get(prefix + digestDedupeKey('chatbot', event.eventId))).toBe('done');
+      // With the BullMQ dispatcher the claim is BullMQ's deduplication id, set by the add itself:
+      // no lease under the store's prefix, one claim in the partition queue, kept ttlMs.
+      const digest = digestDedupeKey('chatbot', event.eventId);
+      expect(await redis.exists(prefix + digest)).toBe(0);
+      const claims = await Promise.all(
+        dispatcher.queues().map((queue) => queue.getDeduplicationJobId(digest)),
+      );
+      const holders = claims.filter((id) => id !== null);
+      expect(holders).toEqual([expect.stringMatching(new RegExp(`^${digest}\\.`))]);
+      const ttls = await Promise.all(
+        dispatcher.queues().map((queue) => redis.pttl(queue.toKey(`de:${digest}`))),
+      );
+      expect(ttls.filter((ttl) => ttl > 0 && ttl <= 60_000)).toHaveLength(1);
       expect((await dispatcher.jobCounts()).waiting).toBe(1);
       const again = await request(handler).post('/chatbot').send(event);
       expect(again.body).toEqual({ received: true, duplicate: true });

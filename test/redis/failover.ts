@@ -125,7 +125,10 @@ export interface Delivery {
   readonly acked: Set<string>;
   /** Answers per status over every attempt ('error': no HTTP answer). */
   readonly answers: Map<number | 'error', number>;
-  /** Answers per status from the primary's death until the first event sent since then is accepted. */
+  /**
+   * Answers per status, to the conversations the fault affects, from the primary's death until the
+   * first of their events sent since then is accepted.
+   */
   readonly answersDuringOutage: Map<number | 'error', number>;
   /** Events given up on at the deadline, never answered 200. */
   readonly unanswered: readonly string[];
@@ -151,6 +154,12 @@ export async function deliver(
     outageStarted?: () => boolean;
     deadlineMs?: number;
     retryMs?: number;
+    /**
+     * Whether the fault affects a conversation (its partition is on the failed primary); every one
+     * when not given. Others keep being accepted through the outage, so they neither count in it
+     * nor end it.
+     */
+    affects?: (participant: string) => boolean;
   } = {},
 ): Promise<Delivery & { readonly faultDone: Promise<void> | undefined }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
@@ -180,12 +189,13 @@ export async function deliver(
     for (;;) {
       if (faultAt === undefined && options.outageStarted?.() === true) faultAt = Date.now();
       const { status } = await post(agent, receiver.port, '/chatbot', chatbotEvent(eventId, participant));
+      const affected = options.affects?.(participant) ?? true;
       count(answers, status);
-      if (faultAt !== undefined && recoveredAt === undefined) count(answersDuringOutage, status);
+      if (affected && faultAt !== undefined && recoveredAt === undefined) count(answersDuringOutage, status);
       if (status === 200) {
         if (!acked.has(eventId)) {
           acked.add(eventId);
-          if (faultAt !== undefined && recoveredAt === undefined && firstSentAt > faultAt)
+          if (affected && faultAt !== undefined && recoveredAt === undefined && firstSentAt > faultAt)
             recoveredAt = Date.now();
           if (
             options.fault !== undefined &&
@@ -351,6 +361,8 @@ export interface FaultTarget {
   readonly replica: RedisNode;
   /** Partition queues on the primary (at most one job of each runs at a time). */
   readonly partitionsOnPrimary: number;
+  /** Whether a conversation's partition is on the primary; every one when not given. */
+  readonly affects?: (participant: string) => boolean;
   /** Resolves once another node serves in the primary's place. */
   promoted(): Promise<void>;
   /** The operator's part: starts the killed node again, to rejoin as a replica. */
@@ -463,6 +475,7 @@ export async function runFailover(scenario: FailoverScenario): Promise<FailoverR
           ...(index === 0 ? { faultAfter: Math.floor(total / 4), fault: once } : {}),
           deadlineMs: 40_000,
           outageStarted: () => killedAt !== undefined,
+          ...(target.affects === undefined ? {} : { affects: target.affects }),
         }),
       ),
     );

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -295,12 +296,32 @@ export interface RedisServerProcess {
 
 /** Starts `redis-server` on `port` and resolves once it answers PING (bounded: 10 s). */
 export async function startRedisServer(port: number): Promise<RedisServerProcess> {
+  // Its own directory: a replica writes the RDB it receives there, and nothing lands in the tree.
+  const dir = mkdtempSync(path.join(tmpdir(), 'mw-redis-'));
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--dir',
+      dir,
+    ],
     { stdio: 'ignore' },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve();
+    }),
+  );
   child.once('error', () => undefined);
   const up = await waitFor(async () => (await pingRedis(port)).ok, 10_000);
   const stop = async (): Promise<void> => {
