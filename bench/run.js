@@ -66,7 +66,7 @@ const SCENARIOS = [
   { id: 4, name: 'emulator', title: 'Emulator fan-out', module: './scenarios/emulator.js' },
   { id: 5, name: 'redis', title: 'Redis/BullMQ mode vs in-memory', module: './scenarios/redis.js' },
   {
-    id: 15,
+    id: 17,
     name: 'redis-peer',
     aliases: ['redis-worker'],
     title:
