@@ -14,7 +14,19 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** The subpath exports of package.json, as folders of dist/ ('.' is the root). */
-const ENTRIES = ['.', 'schemas', 'emulator', 'testing', 'client', 'redis', 'fastify', 'metrics', 'otel'];
+const ENTRIES = [
+  '.',
+  'schemas',
+  'emulator',
+  'testing',
+  'client',
+  'redis',
+  'fastify',
+  'hono',
+  'lambda',
+  'metrics',
+  'otel',
+];
 const dist = join(import.meta.dirname, '..', 'dist');
 
 const RELATIVE_JS = /((?:from|import\()\s*['"]\.{1,2}\/[^'"]*?)\.js(['"])/g;
