@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
-import { basePath as honoBasePath, baseRoutePath } from 'hono/route';
 import type { HttpAnswer } from '../errors.js';
 import { belowBasePath, type WebhookPipelineOptions } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './controls.js';
@@ -87,14 +86,33 @@ class HonoNodeExchange extends NodeExchange {
 }
 
 /**
- * Where the app is mounted, by `app.route()`: the sub-app's base path with its parameters filled
- * in ('' at the root). A base without parameters is the route's own, read without matching.
+ * Where the app is mounted, by `app.route()`, read from the pattern of the route that matched
+ * (`/webhooks/*`, or `/webhooks` for the mount point itself): '' at the root. A mount path with
+ * parameters (`/:tenant/webhooks`) is as many segments of the request's path. The pattern is read
+ * from the request (`c.req.routePath`, which Hono 4 marks deprecated), not with `hono/route`'s
+ * helpers: those read a symbol of their own copy of Hono, which is not the app's when a CommonJS
+ * app requires Hono and this ESM package imports it (its ESM build).
  */
-function mountOf(c: Context): string {
-  const base = baseRoutePath(c);
-  const mount = base.includes(':') || base.includes('*') ? honoBasePath(c) : base;
-  return mount === '/' ? '' : mount;
+function mountOf(c: Context, mounts: Map<string, Mount>): string {
+  const pattern = c.req.routePath;
+  let mount = mounts.get(pattern);
+  if (mount === undefined) {
+    const base = pattern.replace(/\/?\*$/, '').replace(/\/$/, '');
+    mount = /[:*]/.test(base) ? { segments: base.split('/').length - 1 } : { fixed: base };
+    mounts.set(pattern, mount);
+  }
+  if (mount.fixed !== undefined) return mount.fixed;
+  const path = c.req.path;
+  let end = 0;
+  for (let i = 0; i < mount.segments; i += 1) {
+    end = path.indexOf('/', end + 1);
+    if (end === -1) return path;
+  }
+  return path.slice(0, end);
 }
+
+/** A mount path, by the route pattern that matched: fixed, or so many segments of the request's path. */
+type Mount = { readonly fixed: string } | { readonly fixed?: undefined; readonly segments: number };
 
 /**
  * The path and query of a request below the mount point: the raw target (`/webhooks/chatbot?x=1`
@@ -135,8 +153,11 @@ export function createHonoWebhooks(options: HonoWebhooksOptions): HonoWebhooks {
   const receiver = receiverOf(options, 'createHonoWebhooks', ['waitUntil']);
   const serveWeb = webServing(receiver, options.waitUntil, typeof options.dispatcher !== 'object');
 
+  // The mount of each route pattern that matched.
+  const mounts = new Map<string, Mount>();
+
   function webhooks(c: Context): Response | Promise<Response> {
-    const mount = mountOf(c);
+    const mount = mountOf(c, mounts);
     const node = nodeBindingsOf(c.env);
     if (node !== undefined && !node.incoming.readableDidRead) {
       const { incoming, outgoing } = node;

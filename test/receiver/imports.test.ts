@@ -61,7 +61,7 @@ describe('what the entry points load', () => {
 
   it('the Hono adapter loads Hono, never @hono/node-server (it runs on Workers, Bun and Deno too)', () => {
     const hono = [...externalsOf('hono/index.ts')];
-    expect(hono).toEqual(expect.arrayContaining(['hono', 'hono/route']));
+    expect(hono).toContain('hono');
     expect(hono.filter((name) => name.startsWith('@hono/'))).toEqual([]);
   });
 
