@@ -15,12 +15,12 @@ module.exports = {
     {
       name: 'root-loads-no-optional-peer',
       comment:
-        'The root entry must load without the optional peers (bullmq, ioredis, fastify, prom-client, OpenTelemetry).',
+        'The root entry must load without the optional peers (bullmq, ioredis, fastify, hono, prom-client, OpenTelemetry).',
       severity: 'error',
       from: { path: '^src/index\\.ts$' },
       to: {
         reachable: true,
-        path: 'node_modules/(bullmq|ioredis|fastify|fastify-plugin|prom-client|@opentelemetry)/',
+        path: 'node_modules/(bullmq|ioredis|fastify|fastify-plugin|hono|@hono|prom-client|@opentelemetry)/',
       },
     },
     {
@@ -60,8 +60,8 @@ module.exports = {
       comment:
         'Adapters are peers over one seam (receiver/core.ts, receiver/controls.ts): what two adapters share lives there, not in either adapter.',
       severity: 'error',
-      from: { path: '^src/receiver/(express|node|fetch|fastify)\\.ts$' },
-      to: { path: '^src/receiver/(express|node|fetch|fastify)\\.ts$' },
+      from: { path: '^src/receiver/(express|node|fetch|fastify|hono|lambda)\\.ts$' },
+      to: { path: '^src/receiver/(express|node|fetch|fastify|hono|lambda)\\.ts$' },
     },
   ],
   options: {

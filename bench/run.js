@@ -31,6 +31,10 @@
 //   log(...parts)        prints a line
 //   quick, connections (50), seconds (--seconds), rounds (--adapter-rounds: rounds of the
 //   interleaved comparisons, bench/lib/interleaved.js)
+//   instructions         true when the ratio targets are judged by instruction counts
+//                        (lib/instructions.js benchInstructions(bench, kinds, ...)); false with
+//                        --quick, --no-instructions or without valgrind
+//   instructionSettings  warm-up, requests per window, windows (--instr-*)
 //   options              every parsed option (rounds, perType, profile, ladderRate, ...)
 //   longSeconds          seconds per run of the scenarios that need more samples (2 s; quick 1 s)
 //   profileDir           where --cpu-prof profiles go (bench/results/profiles/)
@@ -40,6 +44,7 @@
 // options), medianCell, non2xx), ../lib/bodies.js (WEBHOOK_TYPES, MIXED, pathOf), ../lib/table.js.
 import os from 'node:os';
 import { createProgram, integer, Option, parseArgs, positive } from './lib/args.js';
+import { hasCallgrind, INSTRUCTION_DEFAULTS } from './lib/instructions.js';
 import { createMeasure } from './lib/measure.js';
 import { LOAD_CPU, pinned, SERVER_CPU, startChild } from './lib/proc.js';
 import { startRedis } from './lib/redis.js';
@@ -147,25 +152,56 @@ const program = createProgram('bench', 'The receiver against its targets (docs/b
   what: 'scenario',
 })
   .option('--quick', 'one round of 1-second runs: a smoke test, numbers not meant to be quoted')
-  .option('--rounds <n>', 'rounds of scenarios 1, 5 and 11 (default 3; quick 1)', integer())
+  .option(
+    '--rounds <n>',
+    'rounds of scenarios 1, 5 and 11 (default 3; quick 1; scenario 1: 1 when instruction counts judge it)',
+    integer(),
+  )
   .option('--seconds <s>', 'seconds per measured run of scenarios 1, 8, 9 (default 1.5; quick 1)', positive)
   .option('--adapter-rounds <n>', 'rounds of the interleaved comparisons 8 and 9', integer(), 1)
   .option('--per-type', 'scenario 1: measure each webhook type on its own instead of the five in turn')
   .option('--profile', 'scenario 1: V8 CPU profiles of the router and the node handler, summarised')
   .option('--ladder', 'also run scenario 11, the cost ladders (several minutes)')
   .option('--ladder-rate <n>', 'offered requests/s of the cost ladders', integer(), 500)
+  .option(
+    '--no-instructions',
+    'judge scenarios 1, 8 and 9 by req/s instead of instruction counts (no valgrind)',
+  )
+  .option(
+    '--instr-warmup <n>',
+    'instruction counts: warm-up requests per server',
+    integer(),
+    INSTRUCTION_DEFAULTS.warmup,
+  )
+  .option(
+    '--instr-requests <n>',
+    'instruction counts: requests per measured window',
+    integer(),
+    INSTRUCTION_DEFAULTS.requests,
+  )
+  .option(
+    '--instr-windows <n>',
+    'instruction counts: measured windows per server',
+    integer(),
+    INSTRUCTION_DEFAULTS.windows,
+  )
   .addOption(
     new Option(
       '--budget <seconds>',
       'skip scenarios that would start later than this; the watchdog stops all 90 s after',
     )
       .argParser(integer())
-      .default(360),
+      // The instruction counts of scenarios 1, 8 and 9 (valgrind) take about half of a run.
+      .default(540),
   );
 const options = parseArgs(program);
+options.roundsGiven = options.rounds !== undefined;
 options.rounds ??= options.quick ? 1 : 3;
 options.seconds ??= options.quick ? 1 : 1.5;
 const quick = options.quick === true;
+// Instruction counts judge the ratio targets of scenarios 1, 8 and 9 (lib/instructions.js): not in
+// a --quick smoke run (valgrind is slow), nor where valgrind is missing.
+const instructions = options.instructions !== false && !quick && hasCallgrind;
 
 const profileDir = `${RESULTS_DIR}profiles/`;
 const children = new Set();
@@ -177,6 +213,7 @@ const results = {
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
     pinned,
+    callgrind: hasCallgrind,
     loadavgAtStart: os.loadavg(),
   },
   settings: { ...options, only: options.only && [...options.only], connections: CONNECTIONS },
@@ -240,6 +277,12 @@ async function main() {
     connections: CONNECTIONS,
     seconds: options.seconds,
     rounds: options.adapterRounds,
+    instructions,
+    instructionSettings: {
+      warmup: options.instrWarmup,
+      requests: options.instrRequests,
+      windows: options.instrWindows,
+    },
     options,
     longSeconds: quick ? 1 : 2,
     profileDir,

@@ -22,6 +22,8 @@ const ENTRIES = [
   'client',
   'redis',
   'fastify',
+  'hono',
+  'lambda',
   'metrics',
   'otel',
   'cloudflare',

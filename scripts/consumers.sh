@@ -7,8 +7,9 @@
 #
 # Two install roots in a temporary folder, each `npm install`ed once from the tarball (other
 # packages at the versions in this repo's node_modules, from the npm cache when there):
-#   with-express/  messaging-webhooks express pino bullmq ioredis fastify @types/express @types/node
-#                  ajv ajv-formats (openapi-json: the JSON Schemas, as a user validates with them)
+#   with-express/  messaging-webhooks express pino bullmq ioredis fastify hono @types/express
+#                  @types/node ajv ajv-formats (openapi-json: the JSON Schemas, as a user validates
+#                  with them)
 #   node-only/     messaging-webhooks pino @types/node        (no @types/express)
 #   with-express/tools/   the test tools of docs/testing-your-app.md (tsx jest ts-jest typescript
 #                  @types/jest vitest), linked from this repo's node_modules: the same pinned versions without
@@ -20,7 +21,7 @@
 # Each app is copied under its root (node_modules resolve upwards), compiled with this repo's tsc
 # when it has a tsconfig.json, and run: it mounts the receiver, posts one fixture and exits
 # non-zero unless its callback ran. skipLibCheck is false where the package's declarations are the
-# point (ts-cjs: the .d.cts of all six entries; node-http-only: no @types/express), true elsewhere
+# point (ts-cjs: the .d.cts of all eight entries; node-http-only: no @types/express), true elsewhere
 # (the `tsc --init` default). The apps of docs/testing-your-app.md run their `npm test` instead:
 # node-test (node:test with tsx), jest-esm (jest's ESM mode, ts-jest) and vitest test an Express app
 # with the emulator, their tsconfig.json only type-checks; jest-cjs runs jest's default CommonJS setup and
@@ -65,7 +66,7 @@ link_tools() { # <dir> <packages...>: this repo's installs of the packages, and 
 }
 
 started=$SECONDS
-install_root "$work/with-express" $(pin express pino bullmq ioredis fastify @types/express @types/node ajv ajv-formats) || exit 1
+install_root "$work/with-express" $(pin express pino bullmq ioredis fastify hono @types/express @types/node ajv ajv-formats) || exit 1
 install_root "$work/node-only" $(pin pino @types/node) || exit 1
 link_tools "$work/with-express/tools" tsx jest ts-jest typescript @types/jest vitest
 link_tools "$work/node-only/tools" esbuild miniflare

@@ -8,6 +8,8 @@
 //   hono-fetch   app.all('/webhooks/*', (c) => handler(c.req.raw)) over
 //                createFetchHandler({ basePath: '/webhooks', ... }), the options of
 //                servers/options.js
+//   hono-adapter app.route('/webhooks', createHonoWebhooks({ ... })) from messaging-webhooks/hono,
+//                the options of servers/options.js (on @hono/node-server: its node path)
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WEBHOOK_PATHS, WEBHOOK_TYPES } from '../../dist/schemas/index.js';
@@ -47,6 +49,13 @@ export const kinds = {
     const receiver = createFetchHandler({ basePath: '/webhooks', ...(await receiverOptions(config)) });
     const app = new Hono();
     app.all('/webhooks/*', (c) => receiver(c.req.raw));
+    return { ...serve(app), receiver };
+  },
+  'hono-adapter': async (config) => {
+    const { createHonoWebhooks } = await import('../../dist/hono/index.js');
+    const receiver = createHonoWebhooks(await receiverOptions(config));
+    const app = new Hono();
+    app.route('/webhooks', receiver);
     return { ...serve(app), receiver };
   },
 };

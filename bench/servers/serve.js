@@ -2,12 +2,14 @@
 // server CPU). argv[2] is a JSON config `{ kind, ...options }`; `kind` may carry a variant after
 // a colon (`fastify-plugin:no-dedupe`, servers/options.js). The kind's module builds it; this
 // file makes it listen on 127.0.0.1 (port 0), reports `{ ready, port }`, then answers `probe`
-// (CPU time, memory, the receiver's stats) and `profileStart`/`profileStop` (a CPU profile of a
-// window, tools/adapters-profile.js) until stopped.
+// (CPU time, memory, the receiver's stats), `profileStart`/`profileStop` (a CPU profile of a
+// window, tools/adapters-profile.js) and `poke` (the kind's work on a clock, done once now:
+// lib/instructions.js) until stopped.
 //
 // A kind module exports `kinds`: name → (config) → { server } (an http.Server, not yet listening)
-// or { port } (already listening), plus `receiver` (anything with stats()) and `probe` (extra
-// fields for the probe) when it has them.
+// or { port } (already listening), plus `receiver` (anything with stats()), `probe` (extra
+// fields for the probe) and `poke` (what the kind does on a clock, e.g. a metrics scrape) when it
+// has them.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { serveCommands } from '../lib/proc.js';
@@ -28,6 +30,7 @@ const KIND_MODULES = {
   'hono-bare': './hono.js',
   'hono-peer': './hono.js',
   'hono-fetch': './hono.js',
+  'hono-adapter': './hono.js',
   'node-handler-metrics': './metrics.js',
   'node-handler-otel-noop': './otel.js',
   'node-handler-otel-sdk': './otel.js',
@@ -61,6 +64,10 @@ serveCommands({
     const { profile } = await profiler.post('Profiler.stop');
     profiler.disconnect();
     writeFileSync(file, JSON.stringify(profile));
+    return true;
+  },
+  poke: async () => {
+    await built.poke?.();
     return true;
   },
   probe: () => ({

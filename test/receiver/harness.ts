@@ -2,8 +2,12 @@
  * Every adapter of the pipeline mounted at /webhooks in its real framework, behind one small
  * client interface, so that one table of requests and expected answers runs against all of them:
  * Express via supertest, node:http on port 0, Fastify via inject(), the fetch handler called with
- * `new Request(...)` and through a real Hono app with `app.request()`.
+ * `new Request(...)` and through a real Hono app with `app.request()`, the Hono adapter through
+ * `app.request()` (its fetch path) and on a real `@hono/node-server` (its node path), and the
+ * Lambda handler invoked with the events of API Gateway (HTTP and REST APIs), function URLs and
+ * ALB targets (test/receiver/lambda-events.ts), as the Lambda runtime invokes it.
  */
+import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -19,6 +23,9 @@ import {
   type WebhookReceiverControls,
 } from '../../src/index.js';
 import { webhooksPlugin } from '../../src/receiver/fastify.js';
+import { createHonoWebhooks } from '../../src/receiver/hono.js';
+import { createLambdaHandler, type LambdaHttpEvent } from '../../src/receiver/lambda.js';
+import { albEvent, answerOf, functionUrlEvent, httpApiEvent, restApiEvent } from './lambda-events.js';
 
 /** A request as the table writes it: a path below the host, headers, and a raw body. */
 export interface Sent {
@@ -196,6 +203,57 @@ export const ADAPTERS: readonly AdapterCase[] = [
       };
     },
   },
+  {
+    name: 'Hono adapter (app.route, app.request)',
+    async mount(options) {
+      const webhooks = createHonoWebhooks(options);
+      const app = new Hono().route('/webhooks', webhooks);
+      return {
+        controls: webhooks,
+        send: async (sent) => fromResponse(await app.request(sent.path, requestInit(sent))),
+        stop: async () => undefined,
+      };
+    },
+  },
+  {
+    name: 'Hono adapter on @hono/node-server (port 0)',
+    async mount(options) {
+      const webhooks = createHonoWebhooks(options);
+      const app = new Hono().route('/webhooks', webhooks);
+      const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+      const port = await listen(server);
+      return {
+        controls: webhooks,
+        send: async (sent) =>
+          fromResponse(await fetch(`http://127.0.0.1:${port}${sent.path}`, requestInit(sent))),
+        stop: () => closeServer(server),
+      };
+    },
+  },
+  ...(
+    [
+      ['API Gateway HTTP API, payload 2.0, named stage', (sent) => httpApiEvent(sent, 'prod')],
+      ['API Gateway HTTP API, payload 2.0, $default stage', (sent) => httpApiEvent(sent)],
+      ['function URL', functionUrlEvent],
+      ['API Gateway REST API, payload 1.0', (sent) => restApiEvent(sent)],
+      ['API Gateway REST API, every body base64', (sent) => restApiEvent(sent, { alwaysBase64: true })],
+      ['ALB target', (sent) => albEvent(sent)],
+      ['ALB target, multi-value headers', (sent) => albEvent(sent, { multiValue: true })],
+    ] as const satisfies readonly (readonly [string, (sent: Sent) => LambdaHttpEvent])[]
+  ).map(([integration, eventOf]): AdapterCase => ({
+    name: `Lambda handler (${integration})`,
+    async mount(options) {
+      // Answering at once, as the other adapters do: the table's queue rows hold a callback
+      // while the next request is answered. Waiting for callbacks (the default) is tested in
+      // lambda.test.ts.
+      const handler = createLambdaHandler({ ...options, basePath: '/webhooks', awaitCallbacks: false });
+      return {
+        controls: handler,
+        send: async (sent) => answerOf(await handler(eventOf(sent))),
+        stop: async () => undefined,
+      };
+    },
+  })),
 ];
 
 /** The Express router with express.json() before it: the body arrives already parsed. */

@@ -59,6 +59,18 @@ describe('what the entry points load', () => {
     }
   });
 
+  it('the Hono adapter loads Hono, never @hono/node-server (it runs on Workers, Bun and Deno too)', () => {
+    const hono = [...externalsOf('hono/index.ts')];
+    expect(hono).toContain('hono');
+    expect(hono.filter((name) => name.startsWith('@hono/'))).toEqual([]);
+  });
+
+  it('the Lambda adapter loads no AWS package, and nothing the pipeline does not load but node:http', () => {
+    const pipeline = externalsOf('pipeline/index.ts');
+    const lambda = [...externalsOf('lambda/index.ts')];
+    expect(lambda.filter((name) => !pipeline.has(name))).toEqual(['node:http']);
+  });
+
   it('the fetch handler loads nothing the pipeline does not already load', () => {
     const pipeline = externalsOf('pipeline/index.ts');
     const fetchHandler = [...externalsOf('receiver/fetch.ts')];
