@@ -103,17 +103,24 @@ beforeAll(async () => {
     emulatorChild,
     /Emulator listening on (http:\/\/\S+)[\s\S]*Press Ctrl\+C/,
   );
-  // a configuration whose URL carries control characters (the configuration API stores them)
-  const configured = await fetch(`${emulatorUrl}/Messaging/MessagingClientWebHook`, {
-    method: 'POST',
-    headers: { authorization: 'emu-supervisor-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ incomingMessageURL: `http://127.0.0.1:1/in?x=${HOSTILE}&token=${HOSTILE}` }),
-  });
+  const configure = (incomingMessageURL: string): Promise<Response> =>
+    fetch(`${emulatorUrl}/Messaging/MessagingClientWebHook`, {
+      method: 'POST',
+      headers: { authorization: 'emu-supervisor-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ incomingMessageURL }),
+    });
+  // a URL carrying control characters is refused at the configuration API, naming the field
+  const refused = await configure(`http://127.0.0.1:1/in?x=${HOSTILE}&token=${HOSTILE}`);
+  expect(refused.status).toBe(400);
+  await expect(refused.json()).resolves.toMatchObject({ field: 'incomingMessageURL' });
+  // deliveries to print: the hostile text arrives in payloads and the receiver's refusals instead
+  const configured = await configure(`http://127.0.0.1:1/in?x=${encodeURIComponent(HOSTILE)}&token=s3cret`);
   expect(configured.status).toBe(200);
 });
 afterAll(async () => {
   emulatorChild.kill('SIGINT');
-  check('emulator --verbose (its delivery log lines)', await emulatorExited);
+  // its delivery lines print the configured URL, which can no longer carry a control character
+  check('emulator --verbose (its delivery log lines)', await emulatorExited, false);
 });
 
 describe('the terminal writer: no control character from any command reaches the terminal', () => {
@@ -142,6 +149,7 @@ describe('the terminal writer: no control character from any command reaches the
         HOSTILE,
         '--show-secrets',
       ]),
+      false, // it prints the delivery URL, not the text
     );
     check(
       'trigger (refused)',
@@ -157,7 +165,7 @@ describe('the terminal writer: no control character from any command reaches the
     );
     check('logs', await runCli(['logs', '--emulator', emulatorUrl, '--show-secrets']));
     check('logs --json', await runCli(['logs', '--emulator', emulatorUrl, '--json']));
-    check('resend', await runCli(['resend', '1', '--emulator', emulatorUrl, '--show-secrets']));
+    check('resend', await runCli(['resend', '1', '--emulator', emulatorUrl, '--show-secrets']), false);
     check('resend (unknown id)', await runCli(['resend', HOSTILE, '--emulator', emulatorUrl]), false);
   });
 

@@ -199,6 +199,7 @@ describeInBrowser('the inspector as a workbench (1280 px)', () => {
 
     // Edit fetches the configuration as stored: the form gets the real URL, not the mask
     await page.locator('#configs-table [data-edit-config]').first().click();
+    await page.locator('#config-legend').filter({ hasText: 'Update configuration' }).waitFor();
     await expect(page.locator('#config-form input[name="incomingMessageURL"]').inputValue()).resolves.toMatch(
       /\?token=s3cret$/,
     );
