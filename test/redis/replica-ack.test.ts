@@ -152,8 +152,19 @@ describeRedis('waitForReplicas without the replicas (private redis-servers)', ()
         15_000,
       ),
     ).toBe(true);
-    const retry = await post(agent, port, '/chatbot', event);
-    expect([retry.status, JSON.parse(retry.body)]).toEqual([200, { received: true }]);
+    // the sender retries while the answer is 503: a loaded machine can take longer than the 100 ms
+    // WAIT to replicate, which is a 503 like any other
+    let retry = await post(agent, port, '/chatbot', event);
+    let refusals = 0;
+    for (; refusals < 20 && retry.status === 503; refusals += 1) {
+      retry = await post(agent, port, '/chatbot', event);
+    }
+    // the retry that releases the held job is no duplicate; after a refused retry whose release
+    // went through, the next one is answered as the duplicate it then is
+    expect([retry.status, JSON.parse(retry.body)]).toEqual([
+      200,
+      refusals === 0 ? { received: true } : expect.objectContaining({ received: true }),
+    ]);
     expect(await waitFor(async () => runs.length === 2, 10_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300)); // a second run would show now
     expect(runs).toEqual([later.payload.eventId, event.eventId]);
