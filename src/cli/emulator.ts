@@ -211,8 +211,9 @@ export async function stopEmulatorCommand(
 
 function parsePort(value: string | undefined): number {
   if (value === undefined) return DEFAULT_EMULATOR_PORT;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  // digits only: Number() would read '' and '  ' as 0 (a random port), '0x50' as 80 and '1e3' as 1000
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port <= 65_535)) {
     throw new CliError(`--port: expected a port number 0-65535, got ${JSON.stringify(value)}`);
   }
   return port;

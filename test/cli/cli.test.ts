@@ -261,6 +261,16 @@ describe('messaging-webhooks emulator', () => {
     expect(run.stderr).toContain('error: --port: expected a port number');
     expect(run.stderr).not.toMatch(STACK_LINE);
   });
+
+  // Number() reads '' as 0 (a random port), '0x50' as 80 and '1e3' as 1000: each used to start an emulator
+  it.each(['', ' ', '0x50', '1e3'])(
+    'refuses %j as a port rather than reading it as a number',
+    async (port) => {
+      const run = await runCli(['emulator', '--port', port]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error: --port: expected a port number');
+    },
+  );
 });
 
 describe('messaging-webhooks validate', () => {
