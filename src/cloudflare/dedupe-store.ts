@@ -1,7 +1,7 @@
 import type { DedupeStore } from '../dedupe/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { CLAIM_PENDING_CODE } from '../pipeline/calls.js';
-import { checkOptions, optionKeys } from '../util/options.js';
+import { checkOptions, optionKeys, positiveNumber } from '../util/options.js';
 import type { DurableObjectNamespaceLike, DurableObjectStateLike } from './bindings.js';
 
 /**
@@ -154,13 +154,6 @@ export class WebhookDedupeObject {
   }
 }
 
-const positive = (name: string, value: number): number => {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${name}: expected a positive number, got ${String(value)}`);
-  }
-  return Math.ceil(value);
-};
-
 /**
  * Creates a dedupe store on Durable Objects ({@link WebhookDedupeObject}): one event is accepted
  * once across every isolate and location of the Worker. Like the Redis store, a claim is first a
@@ -189,8 +182,8 @@ export function createDurableObjectDedupeStore(
       `createDurableObjectDedupeStore: namespace: expected a Durable Object namespace binding (with idFromName() and get()), got ${namespace === null ? 'null' : typeof namespace}`,
     );
   }
-  const ttlMs = positive('ttlMs', options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS);
-  const leaseMs = positive('leaseMs', options.leaseMs ?? DEFAULT_DURABLE_OBJECT_LEASE_MS);
+  const ttlMs = Math.ceil(positiveNumber('ttlMs', options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS));
+  const leaseMs = Math.ceil(positiveNumber('leaseMs', options.leaseMs ?? DEFAULT_DURABLE_OBJECT_LEASE_MS));
   if (leaseMs < MIN_LEASE_MS)
     throw new TypeError(`leaseMs: expected at least ${MIN_LEASE_MS}, got ${leaseMs}`);
   // The tokens of the leases this store holds, by key: a release deletes only its own lease.

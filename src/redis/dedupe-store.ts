@@ -1,24 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { ClaimedEnqueueOutcome, DedupeStore } from '../dedupe/types.js';
 import type { Dispatcher, WebhookJob } from '../dispatch/types.js';
 import { DEFAULT_DEDUPE_TTL_MS } from '../dedupe/memory.js';
 import { withTimeout } from '../util/timeout.js';
-import { createLibraryLogger } from '../logger.js';
-import { checkOptions } from '../util/options.js';
+import { checkOptions, positiveNumber } from '../util/options.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS, type RedisDedupeStoreOptions } from './option-keys.js';
-import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
+import { redisHealth, type ComponentHealth } from './health.js';
+import { openStoreClient } from './store-client.js';
 import { claimStepOf } from './claim-step.js';
-import {
-  checkEvictionPolicy,
-  closeClient,
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  isRedisClient,
-  logClientErrors,
-  openClient,
-  resolveConnection,
-  waitUntilReady,
-} from './connection.js';
+import { closeClient, DEFAULT_COMMAND_TIMEOUT_MS } from './connection.js';
 
 /** Library prefix of every dedupe key: `mw:dedupe:<digest>` (see `digestDedupeKey`). */
 export const DEFAULT_DEDUPE_PREFIX = 'mw:dedupe:';
@@ -120,13 +110,6 @@ const claimTimedOut = (): never => {
   throw new Error('dedupe claim: no answer from Redis within commandTimeoutMs');
 };
 
-const positive = (name: string, value: number): number => {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${name}: expected a positive number, got ${String(value)}`);
-  }
-  return value;
-};
-
 /**
  * Creates a Redis dedupe store: a claim is atomic across instances (a Lua script setting the key
  * only when absent, with a TTL), keys are `<prefix><digest>`. A claim is first a short lease
@@ -144,33 +127,25 @@ const positive = (name: string, value: number): number => {
  */
 export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisDedupeStore {
   checkOptions('createRedisDedupeStore', options, REDIS_DEDUPE_STORE_OPTION_KEYS);
-  if ((options.connection === undefined) === (options.client === undefined)) {
-    throw new TypeError('createRedisDedupeStore: expected exactly one of `connection` or `client`');
-  }
-  const ttlMs = Math.ceil(positive('ttlMs', options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS));
-  const leaseMs = Math.ceil(positive('leaseMs', options.leaseMs ?? DEFAULT_DEDUPE_LEASE_MS));
+  const ttlMs = Math.ceil(positiveNumber('ttlMs', options.ttlMs ?? DEFAULT_DEDUPE_TTL_MS));
+  const leaseMs = Math.ceil(positiveNumber('leaseMs', options.leaseMs ?? DEFAULT_DEDUPE_LEASE_MS));
   if (leaseMs < MIN_LEASE_MS) {
     throw new TypeError(`leaseMs: expected at least ${MIN_LEASE_MS}, got ${leaseMs}`);
   }
-  const commandTimeoutMs = positive(
+  const commandTimeoutMs = positiveNumber(
     'commandTimeoutMs',
     options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   );
-  const prefix = options.prefix ?? DEFAULT_DEDUPE_PREFIX;
-  if (typeof prefix !== 'string') throw new TypeError(`prefix: expected a string, got ${typeof prefix}`);
-  if (options.client !== undefined && !isRedisClient(options.client)) {
-    throw new TypeError(
-      `client: expected an ioredis Redis or Cluster instance (or give \`connection\`), got ${typeof options.client}`,
-    );
-  }
-  const connection = resolveConnection(options.client ?? options.connection);
-  const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
-  const { client, owned } = openClient(connection, 'receiver', commandTimeoutMs);
-  if (owned) logClientErrors(client, logger, 'dedupe store');
+  const { client, owned, prefix, logger, reachable, firstReady, started } = openStoreClient(
+    'createRedisDedupeStore',
+    'dedupe store',
+    options,
+    DEFAULT_DEDUPE_PREFIX,
+    commandTimeoutMs,
+  );
   // Bounded here unless the store's own standalone client bounds it: a caller's client may have
   // no command timeout, and a cluster client retries a command across redirections past it.
   const boundClaims = !owned || client.isCluster;
-  const reachable = createRedisProbe(client, commandTimeoutMs);
   // Each claim's lease value is its own token, so a release or a compensation deletes that claim's
   // lease and nothing else: not a confirmed key, not a later claim of the same event.
   const leasePrefix = `lease:${randomUUID()}:`;
@@ -182,18 +157,6 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   const renewEveryMs = Math.floor(leaseMs / 3);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
-  let everReady = client.status === 'ready';
-  const firstReady = waitUntilReady(client).then(async () => {
-    everReady = true;
-    await checkEvictionPolicy(client, logger);
-  });
-  firstReady.catch(() => undefined);
-
-  /** Just after start the client is still connecting: wait briefly rather than fail at once. */
-  async function started(): Promise<void> {
-    if (everReady) return;
-    await withTimeout(firstReady, commandTimeoutMs, () => undefined);
-  }
 
   /** One timer for the whole store, armed only while it holds leases or has writes to retry. */
   function schedule(): void {

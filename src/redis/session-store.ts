@@ -1,23 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { DEFAULT_SESSION_TTL_MS, type SessionRecord, type SessionStore } from '../bot/session.js';
-import { createLibraryLogger, type LoggerOptions } from '../logger.js';
-import { checkOptions, optionKeys } from '../util/options.js';
+import { type LoggerOptions } from '../logger.js';
+import { checkOptions, optionKeys, positiveNumber } from '../util/options.js';
 import { sha256Base64url } from '../util/sha256.js';
 import { withTimeout } from '../util/timeout.js';
 import {
-  checkEvictionPolicy,
   closeClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
-  isRedisClient,
-  logClientErrors,
-  openClient,
-  resolveConnection,
-  waitUntilReady,
   type RedisClient,
   type RedisConnection,
 } from './connection.js';
-import { createRedisProbe, redisHealth, type ComponentHealth } from './health.js';
+import { redisHealth, type ComponentHealth } from './health.js';
+import { openStoreClient } from './store-client.js';
 
 /** Library prefix of every session key: `mw:session:<digest of the session key>`. */
 export const DEFAULT_SESSION_PREFIX = 'mw:session:';
@@ -80,13 +74,6 @@ const noAnswer = (): never => {
   throw new Error('session store: no answer from Redis within commandTimeoutMs');
 };
 
-const positive = (name: string, value: number): number => {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${name}: expected a positive number, got ${String(value)}`);
-  }
-  return value;
-};
-
 /**
  * Creates a Redis session store for `createBot({ session: { store } })`: sessions shared by every
  * instance and kept across restarts, each a hash (`v` its version, `d` its JSON) under
@@ -103,38 +90,18 @@ const positive = (name: string, value: number): number => {
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): RedisSessionStore {
   checkOptions('createRedisSessionStore', options, REDIS_SESSION_STORE_OPTION_KEYS);
-  if ((options.connection === undefined) === (options.client === undefined)) {
-    throw new TypeError('createRedisSessionStore: expected exactly one of `connection` or `client`');
-  }
-  const ttlMs = Math.ceil(positive('ttlMs', options.ttlMs ?? DEFAULT_SESSION_TTL_MS));
-  const commandTimeoutMs = positive(
+  const ttlMs = Math.ceil(positiveNumber('ttlMs', options.ttlMs ?? DEFAULT_SESSION_TTL_MS));
+  const commandTimeoutMs = positiveNumber(
     'commandTimeoutMs',
     options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   );
-  const prefix = options.prefix ?? DEFAULT_SESSION_PREFIX;
-  if (typeof prefix !== 'string') throw new TypeError(`prefix: expected a string, got ${typeof prefix}`);
-  if (options.client !== undefined && !isRedisClient(options.client)) {
-    throw new TypeError(
-      `client: expected an ioredis Redis or Cluster instance (or give \`connection\`), got ${typeof options.client}`,
-    );
-  }
-  const connection = resolveConnection(options.client ?? options.connection);
-  const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/redis');
-  const { client, owned } = openClient(connection, 'receiver', commandTimeoutMs);
-  if (owned) logClientErrors(client, logger, 'session store');
-  const reachable = createRedisProbe(client, commandTimeoutMs);
-  let everReady = client.status === 'ready';
-  const firstReady = waitUntilReady(client).then(async () => {
-    everReady = true;
-    await checkEvictionPolicy(client, logger);
-  });
-  firstReady.catch(() => undefined);
-
-  /** Just after start the client is still connecting: wait for it briefly rather than fail. */
-  async function started(): Promise<void> {
-    if (everReady) return;
-    await withTimeout(firstReady, commandTimeoutMs, () => undefined);
-  }
+  const { client, owned, prefix, reachable, firstReady, started } = openStoreClient(
+    'createRedisSessionStore',
+    'session store',
+    options,
+    DEFAULT_SESSION_PREFIX,
+    commandTimeoutMs,
+  );
 
   /** A command bounded by `commandTimeoutMs` whatever the client's own settings. */
   const bounded = <T>(command: Promise<T>): Promise<T> => withTimeout(command, commandTimeoutMs, noAnswer);

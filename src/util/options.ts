@@ -122,3 +122,11 @@ export function checkOptions(factory: string, options: unknown, known: readonly 
     if (logger !== undefined) assertPinoLogger(logger, factory);
   }
 }
+
+/** `value` when it is a finite number above 0; a TypeError naming the option otherwise. */
+export function positiveNumber(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`${name}: expected a positive number, got ${String(value)}`);
+  }
+  return value;
+}
