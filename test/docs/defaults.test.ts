@@ -510,6 +510,41 @@ describe('defaults stated in the docs', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("docs/emulator.md, the trigger kinds: every `--flag` (default `x`) is the one the kind's --help shows", async () => {
+    const kinds = read('docs/emulator.md')
+      .split('\n')
+      .filter((line) => /^\| `[a-z-]+` \| `POST /.test(line))
+      .map(cells);
+    expect(kinds.length).toBeGreaterThanOrEqual(5);
+    const wrong: string[] = [];
+    let compared = 0;
+    for (const [kind, , fields] of kinds) {
+      let help = '';
+      const write = (text: string): void => {
+        help += `${text}\n`;
+      };
+      await main(['node', 'messaging-webhooks', 'trigger', kind!.replace(/`/g, ''), '--help'], {
+        out: write,
+        err: write,
+        isTty: false,
+        status: () => {},
+      });
+      const flat = help.replace(/\s+/g, ' ');
+      for (const [, flag, value] of fields!.matchAll(/`(--[\w-]+)` \(default `([^`]+)`\)/g)) {
+        compared += 1;
+        const shown = new RegExp(`${flag} <value> [^(]*(?:\\([^)]*\\)[^(]*)*?\\(default ([^)]+)\\)`).exec(
+          flat,
+        );
+        // `connecting when no --status`: the value, then when it applies
+        const said = shown?.[1];
+        if (said !== value && !said?.startsWith(`${value} when `))
+          wrong.push(`${kind} ${flag}: the doc says ${value}, --help ${said}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(compared).toBeGreaterThanOrEqual(5);
+  });
+
   // The parsers above must be able to fail: a wrong stated default is reported.
   it('reports a default the doc states wrongly', async () => {
     const rows = new Map([['`bodyTimeoutMs`', { cell: '9 000', row: '| `bodyTimeoutMs` | 9 000 | |' }]]);
