@@ -13,7 +13,7 @@ import {
   type SessionStatus,
   type StatusUpdate,
 } from '../schemas/index.js';
-import { createJsonlCapture, type JsonlCapture } from '../testing/capture.js';
+import { createJsonlCapture, type JsonlCapture } from '../capture/jsonl-capture.js';
 import type { WriteLine } from './output.js';
 import { EXAMPLE_CUSTOMER, SEED_LITE_NUMBER } from '../emulator/state/seed-numbers.js';
 
