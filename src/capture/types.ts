@@ -1,5 +1,16 @@
 import type { WebhookType } from '../schemas/index.js';
 
+/**
+ * The secret headers no capture record carries: the receiver leaves them (and its token header)
+ * out of the records it hands a sink, and `createJsonlCapture` removes them from any record.
+ */
+export const CAPTURE_SECRET_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+];
+
 /** One received request, as handed to a {@link CaptureSink}. */
 export interface CaptureRecord {
   /** ISO 8601 time the request arrived. */
@@ -8,7 +19,7 @@ export interface CaptureRecord {
   readonly path: string;
   /** The webhook type of the endpoint (undefined for the detecting endpoint). */
   readonly type: WebhookType | undefined;
-  /** Request headers without secrets (authorization, cookie, the token header). */
+  /** Request headers without secrets ({@link CAPTURE_SECRET_HEADERS} and the token header). */
   readonly headers: Readonly<Record<string, string>>;
   /**
    * The raw body as received (UTF-8). When a body parser ran before the router and left only a
@@ -20,6 +31,6 @@ export interface CaptureRecord {
 /**
  * Receives every request whose body was read, before validation (so invalid payloads are kept
  * too). Called synchronously on the request path: a sink must only hand the record off (e.g.
- * to a write stream), never block. See `createJsonlCapture` in `messaging-webhooks/testing`.
+ * to a write stream), never block. See `createJsonlCapture` (exported by `messaging-webhooks/testing`).
  */
 export type CaptureSink = (record: CaptureRecord) => void;

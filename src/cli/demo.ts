@@ -13,8 +13,9 @@ import {
   type SessionStatus,
   type StatusUpdate,
 } from '../schemas/index.js';
-import { createJsonlCapture, type JsonlCapture } from '../testing/capture.js';
+import { createJsonlCapture, type JsonlCapture } from '../capture/jsonl-capture.js';
 import type { WriteLine } from './output.js';
+import { EXAMPLE_CUSTOMER, SEED_LITE_NUMBER } from '../emulator/state/seed-numbers.js';
 
 /** The receiver callbacks the demo shows, in the order the summary lists them. */
 export const DEMO_CALLBACKS = ['onIncoming', 'onChatbot', 'onStatus', 'onSession', 'onEvent'] as const;
@@ -54,8 +55,6 @@ export interface DemoResult {
 }
 
 /** The seeded Lite number of client demo, and the customer of the scenario. */
-const LITE_NUMBER = '+27820000001';
-const CUSTOMER = '+27831234567';
 const ADA = '00000000-0000-4000-8000-000000000022';
 /** The demo's fixed emulator start time, so the timeline reads the same every run. */
 const START = Date.UTC(2026, 0, 1, 9, 0, 0);
@@ -254,30 +253,30 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     let chatParticipantId = '';
     await step(
-      `Customer ${CUSTOMER} writes to the Lite number ${LITE_NUMBER}: text, photo, location, button`,
+      `Customer ${EXAMPLE_CUSTOMER} writes to the Lite number ${SEED_LITE_NUMBER}: text, photo, location, button`,
       () => {
         chatParticipantId = emulator.customerMessage({
-          number: LITE_NUMBER,
-          from: CUSTOMER,
+          number: SEED_LITE_NUMBER,
+          from: EXAMPLE_CUSTOMER,
           profileName: 'Thandi',
           text: 'Hi! Where is my order #1042?',
         }).chatParticipantId;
         emulator.customerMessage({
-          number: LITE_NUMBER,
-          from: CUSTOMER,
+          number: SEED_LITE_NUMBER,
+          from: EXAMPLE_CUSTOMER,
           contentType: 'MEDIA',
           mediaUrl: 'https://media.example.test/parcel.jpg',
           caption: 'This is the box I got',
         });
         emulator.customerMessage({
-          number: LITE_NUMBER,
-          from: CUSTOMER,
+          number: SEED_LITE_NUMBER,
+          from: EXAMPLE_CUSTOMER,
           contentType: 'LOCATION',
           label: 'Home',
         });
         emulator.customerMessage({
-          number: LITE_NUMBER,
-          from: CUSTOMER,
+          number: SEED_LITE_NUMBER,
+          from: EXAMPLE_CUSTOMER,
           contentType: 'BUTTON',
           buttonText: 'Track my order',
           buttonPayload: 'TRACK_1042',
@@ -287,7 +286,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     await step('The chatbot answers (OUTGOING events: chatbotIncludeOutgoing)', () => {
       emulator.botReply({ chatParticipantId, messageText: 'Your order #1042 is out for delivery today.' });
-      emulator.customerMessage({ number: LITE_NUMBER, from: CUSTOMER, text: 'Can I talk to a person?' });
+      emulator.customerMessage({
+        number: SEED_LITE_NUMBER,
+        from: EXAMPLE_CUSTOMER,
+        text: 'Can I talk to a person?',
+      });
     });
 
     const chatbotBeforeAssignment = counts.onChatbot;
@@ -297,8 +300,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       const name = agent === undefined ? short(outcome.agentId) : `${agent.firstName} ${agent.lastName}`;
       note(`assigned to ${name}; the assignment's own chatbot event is held back too`);
       emulator.customerMessage({
-        number: LITE_NUMBER,
-        from: CUSTOMER,
+        number: SEED_LITE_NUMBER,
+        from: EXAMPLE_CUSTOMER,
         text: 'Thanks Ada, the box is damaged.',
       });
     });
@@ -309,7 +312,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     await step(
       'An outbound message: ACCEPTED → SENT → DELIVERED → READ, the DELIVERED receipt arriving late',
       async () => {
-        gstId = emulator.sendMessage({ number: LITE_NUMBER, to: CUSTOMER }).message.gstId;
+        gstId = emulator.sendMessage({ number: SEED_LITE_NUMBER, to: EXAMPLE_CUSTOMER }).message.gstId;
         await settle();
         emulator.updateMessageStatus({ gstId, status: 'SENT' });
         await settle();
@@ -325,8 +328,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     await step('The customer reacts to that message', () => {
       emulator.customerMessage({
-        number: LITE_NUMBER,
-        from: CUSTOMER,
+        number: SEED_LITE_NUMBER,
+        from: EXAMPLE_CUSTOMER,
         contentType: 'REACTION',
         text: '👍',
         reactedToGstId: gstId,
@@ -334,14 +337,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     });
 
     await step(`The Lite number's session connects, then is disconnected`, async () => {
-      emulator.sessionChange({ number: LITE_NUMBER, status: 'Connecting...' });
+      emulator.sessionChange({ number: SEED_LITE_NUMBER, status: 'Connecting...' });
       await settle();
-      emulator.sessionChange({ number: LITE_NUMBER, status: 'Sync Complete. You can now send messages' });
+      emulator.sessionChange({
+        number: SEED_LITE_NUMBER,
+        status: 'Sync Complete. You can now send messages',
+      });
       await settle();
-      emulator.sessionChange({ number: LITE_NUMBER, status: 'Disconnected: Logged in on another device' });
+      emulator.sessionChange({
+        number: SEED_LITE_NUMBER,
+        status: 'Disconnected: Logged in on another device',
+      });
       await settle();
       try {
-        emulator.customerMessage({ number: LITE_NUMBER, from: CUSTOMER, text: 'Hello?' });
+        emulator.customerMessage({ number: SEED_LITE_NUMBER, from: EXAMPLE_CUSTOMER, text: 'Hello?' });
         check('messaging stops while disconnected', false);
       } catch (error) {
         if (!(error instanceof EmulatorError)) throw error;
@@ -353,13 +362,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     await step('The customer opts out of marketing (partner event USER_PREFERENCE stop)', () => {
       emulator.partnerEvent({
         eventType: 'USER_PREFERENCE',
-        messagingNumber: LITE_NUMBER,
-        waId: CUSTOMER.replace('+', ''),
+        messagingNumber: SEED_LITE_NUMBER,
+        waId: EXAMPLE_CUSTOMER.replace('+', ''),
         category: 'MARKETING',
         preferenceValue: 'stop',
       });
     });
-    check('the opt-out was recorded', optedOut.has(CUSTOMER.replace('+', '')));
+    check('the opt-out was recorded', optedOut.has(EXAMPLE_CUSTOMER.replace('+', '')));
 
     const stats = router.stats();
     const failedDeliveries = emulator.deliveries({ state: 'failed' }).length;

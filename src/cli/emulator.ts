@@ -23,6 +23,7 @@ import { CliError, messageOf, type CliIo } from './output.js';
 import { readRegularFile, writeFileAtomically } from '../util/files.js';
 
 import { CLI_CONCURRENCY, DEFAULT_EMULATOR_PORT, DEFAULT_EMULATOR_URL } from './defaults.js';
+import { EXAMPLE_CUSTOMER, SEED_LITE_NUMBER } from '../emulator/state/seed-numbers.js';
 
 /** Options of the `emulator` command (as commander hands them over). */
 export interface EmulatorCommandOptions {
@@ -366,10 +367,10 @@ export async function startEmulatorCommand(options: EmulatorCommandOptions, io: 
     io.out(`Every delivery carries the header${headers.length === 1 ? '' : 's'} ${headers.join(', ')}`);
   io.out('Send a customer message:');
   const where = url === DEFAULT_EMULATOR_URL ? '' : ` --emulator ${url}`;
-  io.out(`  messaging-webhooks trigger customer-message${where} --from +27831234567 --text Hi`);
+  io.out(`  messaging-webhooks trigger customer-message${where} --from ${EXAMPLE_CUSTOMER} --text Hi`);
   io.out(
     `  curl -X POST ${url}/_emulator/customer-message -H 'content-type: application/json' ` +
-      `-d '{"number":"+27820000001","from":"+27831234567","text":"Hi"}'`,
+      `-d '${JSON.stringify({ number: SEED_LITE_NUMBER, from: EXAMPLE_CUSTOMER, text: 'Hi' })}'`,
   );
   io.out('Press Ctrl+C to stop.');
   return emulator;

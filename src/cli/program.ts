@@ -40,7 +40,7 @@ function packageVersion(): string {
 }
 
 /** Runs an action; any error becomes one `error:` line on stderr and exit code 1. */
-function guarded<A extends unknown[]>(
+function reportingFailures<A extends unknown[]>(
   io: CliIo,
   action: (...args: A) => Promise<void>,
 ): (...args: A) => Promise<void> {
@@ -181,7 +181,7 @@ function createProgram(io: CliIo = processIo()): Command {
         '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
-      guarded(io, async (options: EmulatorCommandOptions) => {
+      reportingFailures(io, async (options: EmulatorCommandOptions) => {
         // Commands load their modules when run, so `--help` does not load the emulator or Express.
         const { startEmulatorCommand, stopEmulatorCommand } = await import('./emulator.js');
         const emulator = await startEmulatorCommand(options, io);
@@ -218,7 +218,7 @@ function createProgram(io: CliIo = processIo()): Command {
         'Example:\n  messaging-webhooks replay .captures/webhooks.jsonl --to http://localhost:3000/webhooks --speed original',
     )
     .action(
-      guarded(io, async (file: string, options: ReplayCommandOptions) => {
+      reportingFailures(io, async (file: string, options: ReplayCommandOptions) => {
         const { replayCommand } = await import('./replay.js');
         const report = await replayCommand(file, options, io);
         if (report.failed > 0) process.exitCode = 1;
@@ -237,15 +237,18 @@ function createProgram(io: CliIo = processIo()): Command {
         'Example:\n  messaging-webhooks validate .captures/webhooks.jsonl',
     )
     .action(
-      guarded(io, async (file: string, options: { chatbotPayloadVersion?: string; verbose?: boolean }) => {
-        const { validateCommand } = await import('./validate.js');
-        const summary = await validateCommand(
-          file,
-          { chatbotPayloadVersion: parseVersion(options.chatbotPayloadVersion), verbose: options.verbose },
-          io,
-        );
-        if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
-      }),
+      reportingFailures(
+        io,
+        async (file: string, options: { chatbotPayloadVersion?: string; verbose?: boolean }) => {
+          const { validateCommand } = await import('./validate.js');
+          const summary = await validateCommand(
+            file,
+            { chatbotPayloadVersion: parseVersion(options.chatbotPayloadVersion), verbose: options.verbose },
+            io,
+          );
+          if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
+        },
+      ),
     );
 
   program
@@ -266,7 +269,7 @@ function createProgram(io: CliIo = processIo()): Command {
         'marketing opt-out, as a timeline of the receiver callbacks. Exits 0 when every check passes.',
     )
     .action(
-      guarded(io, async (options: { capture?: string; keepOpen?: boolean }) => {
+      reportingFailures(io, async (options: { capture?: string; keepOpen?: boolean }) => {
         const { runDemo } = await import('./demo.js');
         const result = await runDemo({
           write: io.out,
@@ -287,7 +290,7 @@ function createProgram(io: CliIo = processIo()): Command {
         'Example:\n  messaging-webhooks openapi --yaml > platform.openapi.yaml',
     )
     .action(
-      guarded(io, async (options: OpenApiCommandOptions) => {
+      reportingFailures(io, async (options: OpenApiCommandOptions) => {
         const { openApiCommand } = await import('./openapi.js');
         await openApiCommand(options, io);
       }),
@@ -348,7 +351,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
   withTopology(dlq.command('list').description('one line per dead letter, oldest first'))
     .addOption(new Option('--limit <n>', 'show at most n').argParser(parseWhole(1, 1_000_000)))
     .action(
-      guarded(io, async (options: DlqCommandOptions & { limit?: number }) => {
+      reportingFailures(io, async (options: DlqCommandOptions & { limit?: number }) => {
         const { listCommand } = await import('./dlq.js');
         await listCommand(options, io);
       }),
@@ -356,7 +359,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
   withTopology(dlq.command('show').description('one dead letter: its payload, error and stack'))
     .argument('<id>', 'dead-letter id (from dlq list)')
     .action(
-      guarded(io, async (id: string, options: DlqCommandOptions) => {
+      reportingFailures(io, async (id: string, options: DlqCommandOptions) => {
         const { showCommand } = await import('./dlq.js');
         await showCommand(id, options, io);
       }),
@@ -371,20 +374,26 @@ function addDlqCommands(program: Command, io: CliIo): void {
     .option('--dry-run', 'say what would be redriven; change nothing')
     .addHelpText('after', '\nExits 1 when a given id is not in the dead-letter queue.')
     .action(
-      guarded(io, async (ids: string[], options: DlqCommandOptions & { all?: boolean; dryRun?: boolean }) => {
-        const { redriveCommand } = await import('./dlq.js');
-        if (!(await redriveCommand(ids, options, io))) process.exitCode = 1;
-      }),
+      reportingFailures(
+        io,
+        async (ids: string[], options: DlqCommandOptions & { all?: boolean; dryRun?: boolean }) => {
+          const { redriveCommand } = await import('./dlq.js');
+          if (!(await redriveCommand(ids, options, io))) process.exitCode = 1;
+        },
+      ),
     );
   withTopology(dlq.command('purge').description('delete dead letters for good'))
     .argument('[ids...]', 'dead-letter ids (from dlq list)')
     .option('--all', 'every dead letter')
     .option('--yes', 'confirm the deletion (required)')
     .action(
-      guarded(io, async (ids: string[], options: DlqCommandOptions & { all?: boolean; yes?: boolean }) => {
-        const { purgeCommand } = await import('./dlq.js');
-        await purgeCommand(ids, options, io);
-      }),
+      reportingFailures(
+        io,
+        async (ids: string[], options: DlqCommandOptions & { all?: boolean; yes?: boolean }) => {
+          const { purgeCommand } = await import('./dlq.js');
+          await purgeCommand(ids, options, io);
+        },
+      ),
     );
 }
 
@@ -432,7 +441,7 @@ function addTriggerCommands(program: Command, io: CliIo): void {
       command.addOption(option);
     }
     command.action(
-      guarded(io, async (options: TriggerOptions) => {
+      reportingFailures(io, async (options: TriggerOptions) => {
         if (!(await triggerCommand(name, options, io))) process.exitCode = 1;
       }),
     );
@@ -476,7 +485,7 @@ function addLogCommands(program: Command, io: CliIo): void {
         '  messaging-webhooks logs --state failed --limit 100',
     )
     .action(
-      guarded(io, async (options: LogsCommandOptions) => {
+      reportingFailures(io, async (options: LogsCommandOptions) => {
         const { logsCommand } = await import('./logs.js');
         const abort = new AbortController();
         if (options.follow === true) void untilStopped(io).then(() => abort.abort());
@@ -498,7 +507,7 @@ function addLogCommands(program: Command, io: CliIo): void {
       '\nExits 1 when the resent delivery failed.\nExample:\n  messaging-webhooks resend 12',
     )
     .action(
-      guarded(io, async (delivery: string, options: ResendCommandOptions) => {
+      reportingFailures(io, async (delivery: string, options: ResendCommandOptions) => {
         const { resendCommand } = await import('./logs.js');
         if (!(await resendCommand(delivery, options, io))) process.exitCode = 1;
       }),
@@ -556,7 +565,7 @@ function addRelayCommands(program: Command, io: CliIo): void {
         '  RELAY_SECRET=$(openssl rand -hex 24) WEBHOOK_TOKEN=s3cret messaging-webhooks relay --port 8080',
     )
     .action(
-      guarded(io, async (options: RelayCommandOptions) => {
+      reportingFailures(io, async (options: RelayCommandOptions) => {
         const { relayCommand } = await import('./relay.js');
         const stop = await relayCommand(options, io);
         const signal = await untilStopped(io);
@@ -607,7 +616,7 @@ function addRelayCommands(program: Command, io: CliIo): void {
         '  messaging-webhooks listen --relay https://relay.example.com --secret $RELAY_SECRET --forward-to http://localhost:3000/webhooks --capture .captures/relay.jsonl',
     )
     .action(
-      guarded(io, async (options: ListenCommandOptions) => {
+      reportingFailures(io, async (options: ListenCommandOptions) => {
         const { listenCommand } = await import('./relay.js');
         await listenCommand(options, io, untilStopped(io));
       }),

@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { answeredDuplicate } from '../emulator/emit/answered-duplicate.js';
+import { EXAMPLE_CUSTOMER, SEED_LITE_NUMBER } from '../emulator/state/seed-numbers.js';
 import { readFile } from 'node:fs/promises';
 import { maskUrl } from '../util/secrets.js';
 import { CliError, messageOf, type CliIo } from './output.js';
@@ -52,8 +53,6 @@ const f = (
 });
 
 /** The seed's Lite number of client demo (sessions need a Lite number). */
-const SEED_NUMBER = '+27820000001';
-const SEED_CUSTOMER = '+27831234567';
 const faultsField = f('faults', 'json', 'faults for these deliveries, JSON, e.g. \'[{"kind":"duplicate"}]\'');
 const undocumentedField = f(
   'undocumented',
@@ -62,8 +61,8 @@ const undocumentedField = f(
 );
 
 const CUSTOMER_FIELDS: readonly TriggerField[] = [
-  f('number', 'string', 'your number: msisdn, link id or messaging number id', SEED_NUMBER),
-  f('from', 'string', "the customer's phone number (E.164)", SEED_CUSTOMER),
+  f('number', 'string', 'your number: msisdn, link id or messaging number id', SEED_LITE_NUMBER),
+  f('from', 'string', "the customer's phone number (E.164)", EXAMPLE_CUSTOMER),
   f('content-type', 'string', 'TEXT, MEDIA, LOCATION, BUTTON, INTERACTIVE, CAROUSEL, CONTACT or REACTION'),
   f('text', 'string', 'the text (TEXT), the emoji (REACTION)', 'Hi'),
   f('profile-name', 'string', "the customer's profile name"),
@@ -101,8 +100,8 @@ export const TRIGGER_KINDS = {
       'a delivery status update: of --gst-id, or of a new outbound message (ACCEPTED) walked to --status',
     fields: {
       messages: [
-        f('number', 'string', 'new message: your number', SEED_NUMBER),
-        f('to', 'string', "new message: the customer's phone number (E.164)", SEED_CUSTOMER),
+        f('number', 'string', 'new message: your number', SEED_LITE_NUMBER),
+        f('to', 'string', "new message: the customer's phone number (E.164)", EXAMPLE_CUSTOMER),
         f('voice', 'boolean', 'new message: a voice note (only those reach PLAYED)'),
         f('template-name', 'string', 'new message: a template send', undefined, 'template.name'),
         f('template-id', 'string', 'new message: the template id (UUID)', undefined, 'template.id'),
@@ -131,8 +130,8 @@ export const TRIGGER_KINDS = {
       "a chatbot turn: the customer's message (INCOMING) then the bot's reply (OUTGOING), or the reply alone in --chat-participant-id",
     fields: {
       'customer-message': [
-        f('number', 'string', 'new turn: your number', SEED_NUMBER),
-        f('from', 'string', "new turn: the customer's phone number (E.164)", SEED_CUSTOMER),
+        f('number', 'string', 'new turn: your number', SEED_LITE_NUMBER),
+        f('from', 'string', "new turn: the customer's phone number (E.164)", EXAMPLE_CUSTOMER),
         f('text', 'string', "new turn: the customer's text", 'Hi'),
       ],
       'bot-reply': [
@@ -151,7 +150,7 @@ export const TRIGGER_KINDS = {
     description: "a Lite number's session status changes (connecting, success, disconnected)",
     fields: {
       sessions: [
-        f('number', 'string', 'a Lite number', SEED_NUMBER),
+        f('number', 'string', 'a Lite number', SEED_LITE_NUMBER),
         f('status', 'string', "a documented status string, e.g. 'Disconnected'"),
         f(
           'status-type',
@@ -173,7 +172,7 @@ export const TRIGGER_KINDS = {
           'PHONE_QUALITY_CHANGED, TEMPLATE_STATUS_CHANGED, ...',
           'PHONE_QUALITY_CHANGED',
         ),
-        f('messaging-number', 'string', 'your number', SEED_NUMBER),
+        f('messaging-number', 'string', 'your number', SEED_LITE_NUMBER),
         f('timestamp', 'number', 'Unix ms (default: the emulator clock)'),
         ...[
           'quality-rating',

@@ -20,7 +20,7 @@ export const SEED_WORDS = FINGERPRINT_WORDS + 1;
 
 /**
  * This process's seed of the dedupe table's hash, random (drawn on first use) and never exposed.
- * Issue 24: with a fixed, public hash function, event ids whose keys land in one run of the table
+ * With a fixed, public hash function, event ids whose keys land in one run of the table
  * can be ground offline (one candidate in four hits a chosen quarter) and then turn every claim
  * into a linear scan. A key is a SHA-256 digest of the sender's identity, so a sender picks among
  * uniformly random words only; without the seed it cannot tell where any key lands.

@@ -14,13 +14,13 @@ export const DEDUPE_KEY_LENGTH = 43;
 /**
  * The key the pipeline stores for an identity: the base64url SHA-256 of `<type>` NUL `<identity>`
  * (UTF-8; an identity with a lone surrogate as UTF-16 after a 0xFF byte, see below),
- * {@link DEDUPE_KEY_LENGTH} characters whatever the sender sent. Issue 16: an identity is
- * sender-controlled and can be as long as the body limit (a 1 MB `eventId` once exhausted a
- * 128 MB heap in 119 requests), and it may carry phone numbers or text that must not sit in
- * memory, Redis or logs. The type is hashed in (a type name holds no NUL), not prefixed in clear:
- * `digest()` returns one flat string, where `${type}:${digest}` would be a V8 cons string costing
- * two more heap objects per remembered key (measured 259 B/key against 170, over the 200 B
- * target). One SHA-256 of a short identity costs about 0.6–1 µs (src/util/sha256.ts).
+ * {@link DEDUPE_KEY_LENGTH} characters whatever the sender sent. An identity is sender-controlled
+ * and can be as long as the body limit (kept whole, a few thousand 1 MB `eventId`s would exhaust
+ * a heap), and it may carry phone numbers or text that must not sit in memory, Redis or logs. The
+ * type is hashed in (a type name holds no NUL), not prefixed in clear: `digest()` returns one flat
+ * string, where `${type}:${digest}` would be a V8 cons string costing two more heap objects per
+ * remembered key, over the 200 B target of bench scenario 3 (figures: docs/bench.md). A SHA-256 of
+ * a short identity is one native call (src/util/sha256.ts).
  */
 export function digestDedupeKey(type: WebhookType, identity: string): string {
   // UTF-8 turns every lone surrogate into U+FFFD, so "\ud800", "\udbff" and "\ufffd" would be
@@ -56,7 +56,7 @@ const missing = (part: unknown): boolean => part === undefined || part === null;
 
 /**
  * An unambiguous encoding of a tuple: the JSON array of its parts, so `['a:b', 'c']` and
- * `['a', 'b:c']` differ (joining with ':' made them collide, issue 16 gap 2). Undefined when a
+ * `['a', 'b:c']` differ (joining with ':' would make them collide). Undefined when a
  * required part is missing; an empty string is a value, not a missing part (a removed reaction
  * has `text: ''`, gap 3). Optional parts go in `optional`, absent ones encoded as null.
  */

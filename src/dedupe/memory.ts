@@ -28,14 +28,12 @@ export const MEMORY_DEDUPE_STORE_OPTION_KEYS = optionKeys<MemoryDedupeStoreOptio
  * string: each key is held as its fingerprint (nine integers; see `fingerprint`) in typed arrays,
  * with the claim's time, in insertion order.
  *
- * Hand-written rather than on lru-cache (which the first versions used): with lru-cache every
- * remembered key was a 43-character string in old space, and a full store (every new event evicts
- * one, the steady state of any receiver that has seen 100 000 events) cost +18k instructions per
- * request on the event loop in GC work alone, 301 028 against 266 718 per incoming request by
- * callgrind (`bench/adapters-callgrind.js`, `fastify-plugin:full-store`), and 119–155 B per key.
- * Typed arrays hold no pointers the garbage collector follows. The table's hash is seeded per
- * process (`processSeed`), so event ids cannot be ground offline to collide in it (issue 24;
- * `npm run bench` scenario 14 holds crafted ids to the cost of random ones).
+ * Hand-written rather than on lru-cache: with lru-cache every remembered key is a string in old
+ * space, and a full store (every new event evicts one, the steady state of any receiver past its
+ * first `max` events) pays for them in garbage collection on the event loop, per request; typed
+ * arrays hold no pointers the garbage collector follows (figures: docs/bench.md). The table's hash
+ * is seeded per process (`processSeed`), so event ids cannot be ground offline to collide in it
+ * (`npm run bench` scenario 14 holds crafted ids to the cost of random ones).
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
   checkOptions('createMemoryDedupeStore', options, MEMORY_DEDUPE_STORE_OPTION_KEYS);

@@ -65,7 +65,7 @@ const MAX_KEPT_GST_ID_LENGTH = 64;
 /**
  * The tracker's key for a gstId: the gstId when it is short and does not start with `#`, else `#` +
  * its SHA-256 (44 characters). A gstId is sender-controlled and can be as long as the body limit:
- * kept as is, 100,000 of them could hold 100 GB (issue 16, gap 1); digested, a slot costs at most
+ * kept as is, 100,000 of them could hold 100 GB; digested, a slot costs at most
  * 64 characters. Kept keys never start with `#`, so they cannot collide with a digested one.
  */
 function slotOf(gstId: string): string {

@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers';
 import PQueue from 'p-queue';
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { backoffDelay, resolveRetry } from './backoff.js';
 import type { JobRunner } from './runner.js';
@@ -17,15 +18,6 @@ import type {
 const DEFAULT_CONCURRENCY = 16;
 /** Jobs one conversation runs in a row before going to the back of the ready list. */
 const DRAIN_BATCH = 32;
-
-/** Runs `report`, swallowing a throw: what it reports matters less than the queue moving on. */
-function contain(report: () => void): void {
-  try {
-    report();
-  } catch {
-    // Nothing left to tell it to: the logger itself failed.
-  }
-}
 
 const gaugesOf = (): Record<WebhookType, number> =>
   Object.fromEntries(WEBHOOK_TYPES.map((type) => [type, 0])) as Record<WebhookType, number>;
@@ -203,11 +195,14 @@ export function createMemoryDispatcher(options: MemoryDispatcherOptions): Dispat
     const { job, attempt } = entry;
     // After withdraw() the rest of the queue was handed over: a retry would run after that.
     const willRetry = attempt < retry.attempts && !withdrawn;
-    // The runner logs through the user's logger; one that throws must not stall the conversation.
-    contain(() => runner.failed(job, error, attempt, willRetry));
+    // The runner logs through the user's logger; one that throws must not stall the conversation
+    // (and is not told: it is the logger that failed).
+    callSafely(undefined, 'runner.failed', () => runner.failed(job, error, attempt, willRetry));
     if (!willRetry) {
       // A job's payload always is its type's (validated by that type's schema).
-      contain(() => runner.deadLettered({ job: job as AnyWebhookJob, error, attempts: attempt }));
+      callSafely(undefined, 'runner.deadLettered', () =>
+        runner.deadLettered({ job: job as AnyWebhookJob, error, attempts: attempt }),
+      );
       return false;
     }
     entry.attempt = attempt + 1;

@@ -30,8 +30,8 @@ export interface EmulatorErrorOptions {
 
 /**
  * Base class of every error the emulator raises, from JS methods and over HTTP alike: one
- * subclass per code (the package's one error pattern, `CodedError`). {@link toErrorResponse} maps
- * one to an HTTP status and JSON body.
+ * subclass per code (over `CodedError`, the base of the package's coded errors).
+ * {@link emulatorErrorResponse} maps one to an HTTP status and JSON body.
  */
 export abstract class EmulatorError extends CodedError<EmulatorErrorCode> {
   readonly field: string | undefined;
@@ -133,7 +133,7 @@ export interface ErrorBody {
  * not shown in the documentation, so they get the same shape plus `code` (and `field` on 400s).
  * `now` is the emulator clock, so timestamps follow it.
  */
-export function toErrorResponse(error: unknown, now: Date): { status: number; body: ErrorBody } {
+export function emulatorErrorResponse(error: unknown, now: Date): { status: number; body: ErrorBody } {
   const known =
     error instanceof EmulatorError ? error : new InternalError('Internal emulator error', { cause: error });
   const body: ErrorBody = {

@@ -208,6 +208,57 @@ function firstAtOrAfter(log: readonly DeliveryLogEntry[], sequence: number): num
   return low;
 }
 
+/**
+ * The delivery log as a {@link Listing}: the same cursor (an entry's sequence number), the same
+ * `page` and `count` as the state's listings, so one pager serves every listing. A page is found
+ * from its cursor by binary search (the log is ascending by sequence).
+ */
+export function deliveryListing(log: readonly DeliveryLogEntry[]): Listing<DeliveryLogEntry> {
+  return {
+    get size() {
+      return log.length;
+    },
+    values: () => log.values(),
+    page({ cursor, limit, order, match }) {
+      const asc = order === 'asc';
+      const step = asc ? 1 : -1;
+      let i =
+        cursor === undefined
+          ? asc
+            ? 0
+            : log.length - 1
+          : asc
+            ? firstAtOrAfter(log, cursor + 1)
+            : firstAtOrAfter(log, cursor) - 1;
+      const items: DeliveryLogEntry[] = [];
+      let nextCursor: number | null = null;
+      for (; i >= 0 && i < log.length; i += step) {
+        const entry = log[i] as DeliveryLogEntry;
+        if (match !== undefined && !match(entry)) continue;
+        if (items.length === limit) {
+          nextCursor = (items[items.length - 1] as DeliveryLogEntry).sequence;
+          break;
+        }
+        items.push(entry);
+      }
+      return { items, nextCursor };
+    },
+    // the log is bounded (deliveryLogLimit): counting its matches is bounded too
+    count: (match) => log.reduce((n, entry) => (match(entry) ? n + 1 : n), 0),
+  };
+}
+
+/** The log entries a query's filters select (type, state, your number); undefined: all. */
+export function deliveryMatch(
+  query: Pick<DeliveryListQuery, 'type' | 'state' | 'number'>,
+): ((entry: DeliveryLogEntry) => boolean) | undefined {
+  return allOf<DeliveryLogEntry>([
+    query.type === undefined ? undefined : (entry) => entry.type === query.type,
+    query.state === undefined ? undefined : (entry) => entry.state === query.state,
+    query.number === undefined ? undefined : (entry) => entry.messagingNumber === query.number,
+  ]);
+}
+
 /** A log entry as listed: its URL's secrets masked unless `reveal` (a copy; the log keeps the URL). */
 function shownDelivery(entry: DeliveryLogEntry, reveal: boolean | undefined): DeliveryLogEntry {
   return reveal === true ? entry : { ...entry, url: maskUrl(entry.url) };
@@ -221,33 +272,6 @@ export function deliveryPage(
   log: readonly DeliveryLogEntry[],
   query: DeliveryListQuery,
 ): CursorPage<DeliveryLogEntry> {
-  const match = allOf<DeliveryLogEntry>([
-    query.type === undefined ? undefined : (entry) => entry.type === query.type,
-    query.state === undefined ? undefined : (entry) => entry.state === query.state,
-    query.number === undefined ? undefined : (entry) => entry.messagingNumber === query.number,
-  ]);
-  const asc = query.order === 'asc';
-  const step = asc ? 1 : -1;
-  let i =
-    query.cursor === undefined
-      ? asc
-        ? 0
-        : log.length - 1
-      : asc
-        ? firstAtOrAfter(log, query.cursor + 1)
-        : firstAtOrAfter(log, query.cursor) - 1;
-  const items: DeliveryLogEntry[] = [];
-  let nextCursor: string | null = null;
-  for (; i >= 0 && i < log.length; i += step) {
-    const entry = log[i] as DeliveryLogEntry;
-    if (match !== undefined && !match(entry)) continue;
-    if (items.length === query.limit) {
-      nextCursor = String((items[items.length - 1] as DeliveryLogEntry).sequence);
-      break;
-    }
-    items.push(shownDelivery(entry, query.reveal));
-  }
-  // the log is bounded (deliveryLogLimit): counting its matches is bounded too
-  const total = match === undefined ? log.length : log.reduce((n, entry) => (match(entry) ? n + 1 : n), 0);
-  return { items, total, limit: query.limit, nextCursor };
+  const page = pageOf(deliveryListing(log), query, deliveryMatch(query));
+  return { ...page, items: page.items.map((entry) => shownDelivery(entry, query.reveal)) };
 }

@@ -219,7 +219,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * The request id as `messaging.message.id` only when it is a UUID: the pipeline's own, or a
  * sender's `x-request-id` of that exact shape (which can carry nothing else). Any other sender
- * value is free text that could hold a card or phone number (issue 24: `card-4111-…`).
+ * value is free text that could hold a card or phone number (`card-4111-…`).
  */
 function setMessageId(span: Span, requestId: string): void {
   if (UUID.test(requestId)) span.setAttribute(ATTR.messagingMessageId, requestId);

@@ -15,6 +15,7 @@ import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json.js';
 import { WEBHOOK_TYPES, type ChatbotPayloadVersion, type WebhookType } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 
+// Defined in src/capture/types.ts; here for the pipeline's barrel, beside the `capture` option.
 export type { CaptureRecord, CaptureSink } from '../capture/types.js';
 
 /** Deduplication settings. */

@@ -51,8 +51,9 @@ export { CLAIM_PENDING_CODE } from './calls.js';
 
 /**
  * Creates the pipeline behind every adapter, assembled from its stages: head checks (head.ts),
- * payload (payload.ts), admit (admit.ts), answers (answers.ts), lifecycle (lifecycle.ts). An adapter passes
- * `check` to be named in construction errors and to declare the options it adds.
+ * payload (payload.ts), admit (admit.ts) with its guarded calls to the dedupe store and the
+ * dispatcher (calls.ts), answers (answers.ts), lifecycle (lifecycle.ts). An adapter passes `check`
+ * to be named in construction errors and to declare the options it adds.
  *
  * @example
  * const pipeline = createWebhookPipeline({ onChatbot: async (event, ctx) => reply(event) });

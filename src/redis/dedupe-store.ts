@@ -16,7 +16,7 @@ export const DEFAULT_DEDUPE_PREFIX = 'mw:dedupe:';
  * How long a claim whose event is not yet enqueued blocks redeliveries without being renewed.
  * The claiming store renews it every third of that while the pipeline awaits the enqueue, so the
  * lease outlives a slow enqueue, while a lease left by a dead receiver runs out within a second:
- * before the second retry of a sender retrying at +1 s and +2 s (issue 16, gap 4).
+ * before the second retry of a sender retrying at +1 s and +2 s.
  */
 export const DEFAULT_DEDUPE_LEASE_MS = 1_000;
 /** Shortest accepted `leaseMs`: renewals every third of it must stay well above Redis round trips. */

@@ -8,7 +8,6 @@ import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
-  checkPersistence,
   closeClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
   logClientErrors,
@@ -16,12 +15,11 @@ import {
   refuseKeyPrefix,
   resolveConnection,
   serversOf,
-  validatePersistenceOptions,
   waitUntilReady,
-  type PersistenceCheckOptions,
   type RedisClient,
   type RedisConnection,
 } from './connection.js';
+import { checkPersistence, validatePersistenceOptions, type PersistenceCheckOptions } from './persistence.js';
 import {
   ACKED_FIELD,
   DISCARDED_FIELD,

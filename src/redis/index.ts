@@ -30,7 +30,7 @@ export {
   RedisPersistenceError,
   type PersistenceCheckOptions,
   type RedisPersistence,
-} from './connection.js';
+} from './persistence.js';
 export * from './dedupe-store.js';
 export * from './dispatcher.js';
 export {

@@ -16,17 +16,15 @@ import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import {
   checkEvictionPolicy,
-  checkPersistence,
   closeClient,
   logClientErrors,
   openClient,
   refuseKeyPrefix,
   resolveConnection,
-  validatePersistenceOptions,
   waitUntilReady,
-  type PersistenceCheckOptions,
   type RedisConnection,
 } from './connection.js';
+import { checkPersistence, validatePersistenceOptions, type PersistenceCheckOptions } from './persistence.js';
 import {
   ACKED_FIELD,
   DISCARDED_FIELD,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { backoffDelay } from '../dispatch/backoff.js';
 import type { BackoffOptions } from '../dispatch/types.js';
-import { createJsonlCapture, type JsonlCapture } from '../testing/capture.js';
+import { createJsonlCapture, type JsonlCapture } from '../capture/jsonl-capture.js';
 import { checkOptions, optionKeys } from '../util/options.js';
 import { DEFAULT_TOKEN_HEADER } from '../util/token-header.js';
 import type { RelayedEvent } from './buffer.js';

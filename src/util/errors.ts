@@ -1,5 +1,5 @@
 /**
- * The one error pattern of the package. The receiver (`WebhookError`), the emulator
+ * The base of the package's coded errors. The receiver (`WebhookError`), the emulator
  * (`EmulatorError`) and the client (`PlatformError`) each have one abstract base over this class
  * and one subclass per failure, whose `code` is a string literal (narrowed by `instanceof` or by
  * comparing `code`) and whose `status` is the HTTP status it stands for. `name` is the subclass's

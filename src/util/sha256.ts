@@ -2,9 +2,9 @@ import * as crypto from 'node:crypto';
 
 /**
  * SHA-256 of a string, base64url (43 characters). `crypto.hash` (Node >= 20.12) is one native call
- * with no Hash object: measured 0.6–1.0 µs against 2.1–2.3 µs for createHash().update().digest()
- * on a UUID-sized input, on the receiver's request path (one dedupe key per request). Read through
- * the namespace, so that a Node 20 older than 20.12 falls back instead of failing to link.
+ * with no Hash object, a fraction of the cost of createHash().update().digest() on a UUID-sized
+ * input (figures: docs/bench.md), on the receiver's request path (one dedupe key per request). Read
+ * through the namespace, so that a Node 20 older than 20.12 falls back instead of failing to link.
  */
 export const sha256Base64url: (text: string) => string =
   typeof crypto.hash === 'function'

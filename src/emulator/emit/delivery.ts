@@ -287,7 +287,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     while (entries.length > options.logLimit) {
       const finished = entries.findIndex((e) => e.state === 'delivered' || e.state === 'failed');
       if (finished < 0) return;
-      // usually the oldest: shift() is cheap where splice(0, 1) cost ~17 µs per delivery at 10,000
+      // usually the oldest: shift() is cheap where splice(0, 1) copies the whole log (docs/bench.md)
       if (finished === 0) entries.shift();
       else entries.splice(finished, 1);
     }
@@ -398,7 +398,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   /**
    * One POST over the keep-alive pool: 2xx is success; any other status, error or timeout fails.
    * undici's dispatch with a handler, not `request()`: no response stream nor body mixin per
-   * delivery (31 against 53 CPU µs per POST of the same body, interleaved on this machine).
+   * delivery, less CPU per POST (figures: docs/bench.md).
    */
   function post(url: string, body: string): Promise<Outcome> {
     if (dropping) return Promise.resolve(DROPPED_OUTCOME);

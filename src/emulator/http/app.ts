@@ -9,7 +9,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   fallbackErrorResponse,
-  toErrorResponse,
+  emulatorErrorResponse,
   type ErrorBody,
 } from '../errors.js';
 import { MAX_SNAPSHOT_DEPTH } from '../state/nesting.js';
@@ -144,7 +144,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
         res.destroy();
         return;
       }
-      const { status, body } = toErrorResponse(known ?? error, options.now());
+      const { status, body } = emulatorErrorResponse(known ?? error, options.now());
       res.status(status).type('application/json').send(JSON.stringify(body));
     } catch {
       try {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError, NotFoundError, toErrorResponse } from '../errors.js';
+import { BadRequestError, NotFoundError, emulatorErrorResponse } from '../errors.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { toWebhookConfigRow, webhookConfigPath } from '../routes/webhook-config.js';
 import type { Emulator } from '../types.js';
@@ -202,7 +202,7 @@ export function createInspector(emulator: InspectedEmulator): Inspector {
       try {
         route(req, res, next);
       } catch (error) {
-        const { status, body } = toErrorResponse(error, new Date(emulator.clock.now()));
+        const { status, body } = emulatorErrorResponse(error, new Date(emulator.clock.now()));
         const text = JSON.stringify(body);
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(text);
       }

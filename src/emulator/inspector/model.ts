@@ -13,7 +13,15 @@ import {
 import { maskUrl } from '../../util/secrets.js';
 import { answeredDuplicate } from '../emit/answered-duplicate.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
-import { chatParticipantPage, DELIVERY_STATES, messagePage, ratingWidgetPage } from '../listings.js';
+import {
+  chatParticipantPage,
+  deliveryListing,
+  deliveryMatch,
+  DELIVERY_STATES,
+  messagePage,
+  ratingWidgetPage,
+  type CursorPage,
+} from '../listings.js';
 import { toWebhookConfigRow } from '../routes/webhook-config.js';
 import { userDisplayName, webhookConfigFor } from '../state/index.js';
 import type { Emulator } from '../types.js';
@@ -34,12 +42,20 @@ interface InspectorRoute {
     | 'no client default and no override (rule 8)';
 }
 
-/** One page of a table of the view: its rows, how many there are in all, the next page's cursor. */
+/**
+ * One page of a table of the view: its rows, how many there are in all, the next page's cursor. A
+ * {@link CursorPage} of the listings under the names the inspector's JSON has always had.
+ */
 export interface InspectorPage<T> {
   readonly rows: readonly T[];
   readonly total: number;
   /** The cursor of the next page (older rows; for agents, later ones); null on the last. */
   readonly next: string | null;
+}
+
+/** A listing's page as a table of the view, each record made a row. */
+function inspectorPage<T, R>(page: CursorPage<T>, row: (item: T) => R): InspectorPage<R> {
+  return { rows: page.items.map(row), total: page.total, next: page.nextCursor };
 }
 
 /** Rows per page of the chat, message, rating widget and agent tables. */
@@ -278,48 +294,36 @@ export function inspectorView(
         .sort(compareWebhookConfigsForList)
         .map((config) => ({ clientRef: client.clientRef, ...maskedConfig(toWebhookConfigRow(config)) })),
     ),
-    chats: {
-      rows: chats.items.map((chat) => ({
-        id: chat.id,
-        clientRef: refOf(chat.clientId),
-        number: chat.messagingClientNumber,
-        customer: chat.sender,
-        agent: userName(chat.assignedTo),
-        closed: chat.conversationClosed,
-        status: chat.conversationStatus,
-      })),
-      total: chats.total,
-      next: chats.nextCursor,
-    },
+    chats: inspectorPage(chats, (chat) => ({
+      id: chat.id,
+      clientRef: refOf(chat.clientId),
+      number: chat.messagingClientNumber,
+      customer: chat.sender,
+      agent: userName(chat.assignedTo),
+      closed: chat.conversationClosed,
+      status: chat.conversationStatus,
+    })),
     openChats: openChats.items.map((chat) => ({
       id: chat.id,
       customer: chat.sender,
       number: chat.messagingClientNumber,
     })),
     agents: { rows: agentRows, total: agentTotal, next: agentsNext },
-    ratingWidgets: {
-      rows: widgets.items.map((widget) => ({
-        id: widget.id,
-        chat: widget.chatParticipantId,
-        agent: userName(widget.agentId),
-        by: widget.triggeredBy,
-        time: widget.time,
-      })),
-      total: widgets.total,
-      next: widgets.nextCursor,
-    },
-    messages: {
-      rows: messages.items.map((message) => ({
-        gstId: message.gstId,
-        number: msisdnOf(message.numberId),
-        to: message.to,
-        voice: message.voice,
-        status: message.status,
-        next: nextStatuses(message.status, message.voice),
-      })),
-      total: messages.total,
-      next: messages.nextCursor,
-    },
+    ratingWidgets: inspectorPage(widgets, (widget) => ({
+      id: widget.id,
+      chat: widget.chatParticipantId,
+      agent: userName(widget.agentId),
+      by: widget.triggeredBy,
+      time: widget.time,
+    })),
+    messages: inspectorPage(messages, (message) => ({
+      gstId: message.gstId,
+      number: msisdnOf(message.numberId),
+      to: message.to,
+      voice: message.voice,
+      status: message.status,
+      next: nextStatuses(message.status, message.voice),
+    })),
   };
 }
 
@@ -362,25 +366,25 @@ function failureOf(entry: DeliveryLogEntry): string | null {
   return entry.error;
 }
 
-/** One page of the delivery log, newest first, and the totals for the pager. */
+/**
+ * One page of the delivery log, newest first, and the totals for the pager: the page numbered
+ * links of the inspector over the same listing and filters as `GET /_emulator/deliveries`
+ * (`deliveryListing`, `deliveryMatch`). Page `n` starts after the `n × size` newest entries that
+ * match, a position the listing's cursor reaches by a first page of that many.
+ */
 export function logPage(
   log: readonly DeliveryLogEntry[],
   query: LogQuery,
 ): { rows: DeliveryLogEntry[]; total: number; page: number; pages: number } {
-  const filtered =
-    query.type === undefined && query.state === undefined && query.number === undefined
-      ? log
-      : log.filter(
-          (e) =>
-            (query.type === undefined || e.type === query.type) &&
-            (query.state === undefined || e.state === query.state) &&
-            (query.number === undefined || e.messagingNumber === query.number),
-        );
-  const total = filtered.length;
+  const listing = deliveryListing(log);
+  const match = deliveryMatch(query);
+  const total = match === undefined ? listing.size : listing.count(match);
   const pages = Math.max(1, Math.ceil(total / query.size));
   const page = Math.min(query.page, pages - 1);
-  const end = total - page * query.size;
-  const rows = filtered.slice(Math.max(0, end - query.size), end).reverse();
+  const skipped = page * query.size;
+  const cursor =
+    skipped === 0 ? undefined : listing.page({ order: 'desc', limit: skipped, match }).nextCursor;
+  const rows = cursor === null ? [] : listing.page({ order: 'desc', limit: query.size, cursor, match }).items;
   return { rows, total, page, pages };
 }
 

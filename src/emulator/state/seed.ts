@@ -1,5 +1,6 @@
 import { MAX_SNAPSHOT_DEPTH, nestedTooDeep } from './nesting.js';
 import { newId } from '../ids.js';
+import { SEED_LITE_NUMBER } from './seed-numbers.js';
 import {
   emulatorSeedSchema,
   type EmulatorClient,
@@ -82,7 +83,7 @@ export function createDefaultSeed(): EmulatorSeed {
         id: fixedId(31),
         messagingNumberId: fixedId(41),
         clientRef: 'demo',
-        msisdn: '+27820000001',
+        msisdn: SEED_LITE_NUMBER,
         kind: 'lite',
       },
       {

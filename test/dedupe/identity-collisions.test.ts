@@ -1,10 +1,10 @@
-// Issue 16, gaps 1–3: dedupe identities that collide, skip empty parts, or grow with the sender.
+// Dedupe identities that must not collide, skip empty parts, or grow with the sender.
 import request from 'supertest';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_KEYS } from '../../src/dedupe/index.js';
 import { buildIncoming, buildSession, fixtures } from '../../src/testing/index.js';
 import { createTestReceiver } from '../helpers/receiver.js';
 
-describe('dedupe keys (issue 16)', () => {
+describe('dedupe identities', () => {
   it('runs two different sessions whose parts would join to the same string with ":"', async () => {
     const { app, router, calls } = createTestReceiver();
     const timestamp = Date.now();

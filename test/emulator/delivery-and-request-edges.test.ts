@@ -4,8 +4,9 @@ import request from 'supertest';
 import { createEmulator, type Emulator } from '../../src/emulator/index.js';
 import { SEED, T0 } from './harness.js';
 
-// Regressions found reading this round's change: a throwing log subscriber stalled a delivery,
-// a receiver's endless answer was read whole, and an undecodable compressed body was a 500.
+// The emulator at the edges of delivery and of its own HTTP API: a throwing log subscriber does not
+// stall a delivery, a receiver's endless answer is not read whole, an undecodable compressed body
+// is a 400 (not a 500), empty path segments are ignored, and a cross-site state change is refused.
 
 let emulator: Emulator;
 let receiver: http.Server;
