@@ -481,7 +481,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       const contentType =
         parsed.data.contentType ??
         (data instanceof Blob && data.type !== '' ? data.type : contentTypeOf(fileName));
-      return call('uploadAgentMessageMedia', { query: { fileName }, body: data, contentType });
+      // checked above: a Blob of this realm or a Uint8Array, what fetch sends as it is
+      return call('uploadAgentMessageMedia', { query: { fileName }, body: data as BinaryInput, contentType });
     },
   };
 

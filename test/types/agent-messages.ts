@@ -33,6 +33,8 @@ void platform.agentMessages.send({ channel: 'MESSAGING', text: 'Hi' });
 // uploadMedia: bytes and a file name; resolves with { mediaUrl }
 expectTypeOf(platform.agentMessages.uploadMedia).returns.resolves.toEqualTypeOf<UploadMediaResponse>();
 void platform.agentMessages.uploadMedia({ data: new Uint8Array(1), fileName: 'a.png' });
+// a Buffer (Uint8Array<ArrayBufferLike>) too: the bytes a file read gives
+void platform.agentMessages.uploadMedia({ data: Buffer.from('x'), fileName: 'a.txt' });
 void platform.agentMessages.uploadMedia({
   data: new Blob(['x']),
   fileName: 'a.txt',
