@@ -374,6 +374,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     state,
     clock,
     prefixes,
+    pathOverrides: { ...options.pathOverrides },
     listener: http.listener,
     fetch: inProcess.fetch,
     client: (apiKey) =>

@@ -214,6 +214,8 @@ export interface Emulator extends Triggers {
   readonly state: EmulatorState;
   readonly clock: EmulatorClock;
   readonly prefixes: EmulatorPrefixes;
+  /** The `pathOverrides` option: the paths moved, `{}` when none (the served OpenAPI document uses them). */
+  readonly pathOverrides: PathOverrides;
   /** The node:http request listener, to mount the emulator in a server of your own. */
   readonly listener: RequestListener;
   /**

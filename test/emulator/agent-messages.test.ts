@@ -112,7 +112,7 @@ describe('Send an agent message (v2)', () => {
       firstName: 'No',
       lastName: 'Role',
       liveChatRole: null,
-    } as never);
+    });
     expect(h.emulator.state.users.get(created.id)?.liveChatRole).toBeNull();
     const chatParticipantId = openChat();
     const key = h.emulator.state.users.get(created.id)?.apiKey ?? '';
@@ -150,6 +150,7 @@ describe('Upload media for an agent message (v2)', () => {
     expect(h.calls[0]?.payload).toMatchObject({ direction: 'OUTGOING', messageType: 'MEDIA', mediaUrl });
     // the file is in the snapshot, and a restored emulator serves it again
     const restored = createEmulator({ state: h.emulator.snapshot() });
+    expect(restored.message(sent.id)?.agentMessage).toMatchObject({ mediaUrl, caption: 'Your receipt' });
     const again = await restored.fetch(mediaUrl);
     expect(new Uint8Array(await again.arrayBuffer())).toEqual(bytes);
     await restored.close();
@@ -207,6 +208,12 @@ describe('options', () => {
       headers: { authorization: SEED.agentKey },
     });
     expect(old.status).toBe(404);
+    // the document the emulator serves lists the moved path
+    const served = (await (await emulator.fetch('http://emulator.local/_emulator/openapi.json')).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(served.paths)).toContain('/chat/v2/agent-messages');
+    expect(Object.keys(served.paths)).not.toContain(SEND);
     expect(() => createEmulator({ pathOverrides: { getMyProfile: '/me' } as never })).toThrow(
       /pathOverrides.getMyProfile/,
     );
