@@ -1,5 +1,6 @@
 import { createPlatformClient, PlatformConflictError } from '../../src/client/index.js';
 import { createEmulator } from '../../src/emulator/index.js';
+import { conversationOf } from '../../src/emulator/inspector/model.js';
 import { SEED, T0, expectAllDeliveriesValid, startHarness, type Harness } from './harness.js';
 
 /*
@@ -74,6 +75,19 @@ describe('Send an agent message (v2)', () => {
       .agentMessages.send({ chatParticipantId, channel: 'MESSAGING', text: 'x' });
     await h.settle();
     expect(h.calls).toEqual([]);
+  });
+
+  it('shows in the inspector’s conversation from its receipts alone when no OUTGOING event is sent', async () => {
+    await h.createConfig({ statusUpdateURL: h.urls('a').statusUpdateURL });
+    const chatParticipantId = openChat('Is it open today?');
+    await h.emulator
+      .client(SEED.agentKey)
+      .agentMessages.send({ chatParticipantId, channel: 'MESSAGING', text: 'Yes, until 6.' });
+    await h.settle();
+    const view = conversationOf(h.emulator.state, h.emulator.deliveries(), chatParticipantId);
+    expect(view?.items.map(({ side, kind, text, receipts }) => ({ side, kind, text, receipts }))).toEqual([
+      { side: 'business', kind: 'outbound', text: 'Yes, until 6.', receipts: ['SENT', 'DELIVERED'] },
+    ]);
   });
 
   it('answers 401 without a key, 404 for another client’s chat, 409 for a closed chat, 400 for another channel', async () => {
