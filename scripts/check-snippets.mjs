@@ -28,7 +28,6 @@ type Express = import('express').Express;
 declare function save(message: unknown): Promise<void>;
 declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
 declare function reply(chatParticipantId: string, text: string): Promise<void>;
-declare const agentMessages: import('messaging-webhooks').AgentMessagesApi;
 declare function optOut(waId: string): Promise<void>;
 declare const onIncoming: NonNullable<import('messaging-webhooks').WebhookRouterOptions['onIncoming']>;
 declare const handlers: import('messaging-webhooks/redis').WebhookWorkerOptions['handlers'];

@@ -25,7 +25,9 @@
 # (the `tsc --init` default). The apps of docs/testing-your-app.md run their `npm test` instead:
 # node-test (node:test with tsx), jest-esm (jest's ESM mode, ts-jest) and vitest test an Express app
 # with the emulator, their tsconfig.json only type-checks; jest-cjs runs jest's default CommonJS setup and
-# checks the error it gives. Before the apps, scripts/check-docs.mjs checks the tarball's Markdown:
+# checks the error it gives; live-chat-bot runs examples/live-chat-bot.ts (copied in) against the
+# emulator on Vitest (Redis session test skipped with its reason unless Redis answers or
+# REQUIRE_REDIS=1). Before the apps, scripts/check-docs.mjs checks the tarball's Markdown:
 # every relative link resolves inside the package, and blocks shown as an app's files are those
 # files. The last line is "consumer matrix: N passed, N failed".
 set -uo pipefail
@@ -77,11 +79,14 @@ echo "installed in $((SECONDS - started)) s"
 APPS=(ts-esm:with-express ts-cjs:with-express ts-bundler:with-express js-esm:with-express
   js-cjs:with-express node-http-only:node-only source-maps:with-express openapi-json:with-express)
 APPS+=(node-test:with-express/tools jest-esm:with-express/tools jest-cjs:with-express/tools vitest:with-express/tools)
+APPS+=(live-chat-bot:with-express/tools)
 APPS+=(cloudflare-worker:node-only/tools)
 for spec in "${APPS[@]}"; do
   name="${spec%%:*}" dir="$work/${spec#*:}/apps/${spec%%:*}"
   if [ -n "${CONSUMER_APPS:-}" ] && [[ " $CONSUMER_APPS " != *" $name "* ]]; then continue; fi
   mkdir -p "$(dirname "$dir")" && cp -R "$apps/$name" "$dir"
+  # the example itself, as a user copies it: its imports name the package, here the tarball's
+  [ "$name" != live-chat-bot ] || cp "$repo/examples/live-chat-bot.ts" "$dir/"
   if [ -f "$dir/tsconfig.json" ]; then
     (cd "$dir" && "$tsc" -p . >tsc.log 2>&1; echo $? >tsc.rc) &
   fi
@@ -143,6 +148,7 @@ run_app openapi-json with-express
 run_test_script node-test with-express/tools
 run_test_script jest-esm with-express/tools
 run_test_script vitest with-express/tools
+run_test_script live-chat-bot with-express/tools
 run_app jest-cjs with-express/tools
 run_app cloudflare-worker node-only/tools
 

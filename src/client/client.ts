@@ -1,6 +1,7 @@
 import {
   operationPath,
-  PLATFORM_OPERATIONS,
+  operationsWithPaths,
+  type PathOverrides,
   type BinaryInput,
   type InputOf,
   type OperationId,
@@ -9,30 +10,36 @@ import {
   type PlatformOperations,
   type ResultOf,
 } from '../contract/index.js';
-import type {
-  AgentChatLimitChange,
-  AvailabilityChange,
-  ChatParticipant,
-  ChatParticipantView,
-  ChatParticipantTerminate,
-  MessageResponse,
-  MessagingClientNumber,
-  Page,
-  PasswordChange,
-  SystemUser,
-  SystemUserCreate,
-  SystemUserUpdate,
-  UserCreate,
-  UserCreatedResponse,
-  UserCredits,
-  UserResponse,
-  UsersForClientPage,
-  UserSummary,
-  UserUpdate,
-  WebhookConfig,
-  WebhookConfigCreate,
-  WebhookConfigUpdate,
+import {
+  uploadMediaRequestSchema,
+  type AgentChatLimitChange,
+  type AgentMessage,
+  type SendAgentMessageRequest,
+  type UploadMediaRequest,
+  type UploadMediaResponse,
+  type AvailabilityChange,
+  type ChatParticipant,
+  type ChatParticipantView,
+  type ChatParticipantTerminate,
+  type MessageResponse,
+  type MessagingClientNumber,
+  type Page,
+  type PasswordChange,
+  type SystemUser,
+  type SystemUserCreate,
+  type SystemUserUpdate,
+  type UserCreate,
+  type UserCreatedResponse,
+  type UserCredits,
+  type UserResponse,
+  type UsersForClientPage,
+  type UserSummary,
+  type UserUpdate,
+  type WebhookConfig,
+  type WebhookConfigCreate,
+  type WebhookConfigUpdate,
 } from '../schemas/index.js';
+import { contentTypeOf } from './media-types.js';
 import { checkOptions, optionKeys } from '../util/options.js';
 import { errorForStatus, PlatformNetworkError, PlatformResponseValidationError } from './errors.js';
 
@@ -56,6 +63,13 @@ export interface PlatformClientOptions {
    * @default '/chat'
    */
   readonly chatPrefix?: string;
+  /**
+   * Paths of your own for the operations whose path the documentation does not show (v2
+   * terminate and reopen, Send an agent message, Upload media for an agent message), under their
+   * prefix: `{ sendAgentMessage: '/v2/agent-messages' }`. Give the emulator the same.
+   * @default the emulator's paths (the operations table)
+   */
+  readonly pathOverrides?: PathOverrides;
   /** @default globalThis.fetch */
   readonly fetch?: FetchLike;
 }
@@ -176,6 +190,27 @@ export interface ChatParticipantsApi {
   reopen(id: string): Promise<ChatParticipantView>;
 }
 
+/**
+ * Send an agent message (v2) and Upload media for an agent message (v2): how a bot answers a
+ * chatbot webhook. Paths not shown in the documentation; the emulator's are
+ * POST {chat_prefix}/v2/AgentMessage and POST {chat_prefix}/v2/AgentMessage/media (see
+ * `pathOverrides`). Assignable to the bot's `AgentMessagesApi`: `createBot({ agentMessages:
+ * platform.agentMessages })`.
+ */
+export interface PlatformAgentMessagesApi {
+  /**
+   * Sends `text` (or the `mediaUrl` an upload returned, with an optional `caption`) into the chat
+   * `chatParticipantId` on `channel`, as the agent the API key resolves to.
+   */
+  send(input: SendAgentMessageRequest): Promise<AgentMessage>;
+  /**
+   * Uploads a file (its bytes as the request body, `contentType` as Content-Type: by default the
+   * Blob's type, else what the file name's extension says, else application/octet-stream) and
+   * resolves with the `mediaUrl` to send.
+   */
+  uploadMedia(input: UploadMediaRequest): Promise<UploadMediaResponse>;
+}
+
 /** What {@link PlatformClient.call} takes for an operation: its path parameters, query and body. */
 export type OperationInput<Id extends OperationId> = InputOf<PlatformOperations[Id]>;
 
@@ -196,6 +231,8 @@ export interface PlatformClient {
   /** @deprecated operations, kept for code that still calls them. */
   readonly systemUsers: SystemUsersApi;
   readonly chatParticipants: ChatParticipantsApi;
+  /** Send an agent message (v2) and its media upload: what `ctx.reply` calls. */
+  readonly agentMessages: PlatformAgentMessagesApi;
   /**
    * Calls any operation of the platform API by its operation id (the OpenAPI operationId),
    * typed by the operations table: the same request, errors and response check as the methods.
@@ -227,6 +264,7 @@ export const PLATFORM_CLIENT_OPTION_KEYS = optionKeys<PlatformClientOptions>()([
   'apiKey',
   'messagingPrefix',
   'chatPrefix',
+  'pathOverrides',
   'fetch',
 ]);
 
@@ -350,6 +388,7 @@ export function createOperationSender(settings: SenderSettings) {
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const { base, messaging, chat, fetch: fetchImpl } = validateOptions(options);
+  const operations = operationsWithPaths(options.pathOverrides, 'createPlatformClient');
   const send = createOperationSender({
     base,
     prefixes: { messaging, chat },
@@ -360,8 +399,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const call = <Id extends OperationId>(
     id: Id,
     ...[input]: OperationArgs<Id>
-  ): Promise<OperationResult<Id>> =>
-    send(PLATFORM_OPERATIONS[id], input ?? {}, true) as Promise<OperationResult<Id>>;
+  ): Promise<OperationResult<Id>> => send(operations[id], input ?? {}, true) as Promise<OperationResult<Id>>;
 
   const webhooks: WebhookConfigApi = {
     create: (body) => call('createWebhookConfig', { body }),
@@ -370,7 +408,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     list: (query = {}) => call('listWebhookConfigs', { query }),
     async delete(id) {
       // the body is not shown in the documentation: whatever the platform answers is accepted
-      await send(PLATFORM_OPERATIONS.deleteWebhookConfig, { params: { id } }, false);
+      await send(operations.deleteWebhookConfig, { params: { id } }, false);
     },
   };
 
@@ -429,5 +467,24 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     reopen: (id) => call('reopenChatParticipant', { params: { id } }),
   };
 
-  return { webhooks, numbers, users, systemUsers, chatParticipants, call };
+  const agentMessages: PlatformAgentMessagesApi = {
+    send: (body) => call('sendAgentMessage', { body }),
+    async uploadMedia(input) {
+      const parsed = uploadMediaRequestSchema.safeParse(input);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new TypeError(
+          `uploadMedia: ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'invalid'} (expected { data: Blob | Uint8Array, fileName, contentType? })`,
+        );
+      }
+      const { data, fileName } = parsed.data;
+      const contentType =
+        parsed.data.contentType ??
+        (data instanceof Blob && data.type !== '' ? data.type : contentTypeOf(fileName));
+      // checked above: a Blob of this realm or a Uint8Array, what fetch sends as it is
+      return call('uploadAgentMessageMedia', { query: { fileName }, body: data as BinaryInput, contentType });
+    },
+  };
+
+  return { webhooks, numbers, users, systemUsers, chatParticipants, agentMessages, call };
 }

@@ -22,6 +22,7 @@ export type {
   OperationInput,
   OperationResult,
   PageQuery,
+  PlatformAgentMessagesApi,
   PlatformClient,
   PlatformClientOptions,
   SystemUsersApi,
@@ -29,7 +30,12 @@ export type {
   WebhookConfigApi,
 } from './client.js';
 export { PLATFORM_OPERATIONS } from '../contract/operations.js';
-export type { OperationId, PlatformOperations } from '../contract/operations.js';
+export type {
+  OperationId,
+  PathOverrides,
+  PlatformOperations,
+  UnshownPathOperationId,
+} from '../contract/operations.js';
 export type {
   BinaryBody,
   BinaryInput,
@@ -48,6 +54,11 @@ export type {
 export * from './errors.js';
 export type {
   AgentChatLimitChange,
+  AgentMessage,
+  AgentMessageChannel,
+  SendAgentMessageRequest,
+  UploadMediaRequest,
+  UploadMediaResponse,
   AvailabilityChange,
   ChatParticipant,
   ChatParticipantView,

@@ -19,6 +19,11 @@ import {
   userUpdateSchema,
 } from '../schemas/resources.js';
 import {
+  agentMessageSchema,
+  sendAgentMessageRequestSchema,
+  uploadMediaResponseSchema,
+} from '../schemas/agent-message.js';
+import {
   webhookConfigCreateSchema,
   webhookConfigSchema,
   webhookConfigUpdateSchema,
@@ -50,6 +55,34 @@ const SYSTEM_USERS = '/Messaging/SystemUsers';
 const messaging = { prefix: 'messaging', auth: 'apiKey' } as const;
 /** The live-chat API's: under `{chat_prefix}`. */
 const chat = { prefix: 'chat', auth: 'apiKey' } as const;
+
+/**
+ * Send an agent message (v2) and its media upload: paths not shown. Chosen beside the other v2
+ * live-chat operations, under `{chat_prefix}`; `pathOverrides` (client and emulator) moves them.
+ */
+const AGENT_MESSAGE = '/v2/AgentMessage';
+
+/**
+ * The media types Upload media for an agent message (v2) accepts: not shown in the
+ * documentation. Chosen: what the incoming MEDIA payload's examples name (pdf, jpg, mp4) and the
+ * common image, video, audio and document types a messaging channel carries.
+ */
+export const AGENT_MEDIA_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'video/mp4',
+  'video/3gpp',
+  'audio/mpeg',
+  'audio/mp4',
+  'audio/aac',
+  'audio/ogg',
+  'audio/amr',
+  'application/pdf',
+  'text/plain',
+  'application/octet-stream',
+] as const;
 
 /** Change availability's emulator extension: the value in the query when there is no body. */
 const availabilityQuery = z.object({
@@ -431,6 +464,45 @@ export const PLATFORM_OPERATIONS = defineOperations({
     response: { schema: chatParticipantViewSchema, description: 'The reopened participant.' },
     emulatorChoice: { path: true, response: true },
   },
+
+  // Reply to a customer from a chatbot webhook (referenced): paths and responses not shown
+  sendAgentMessage: {
+    ...chat,
+    method: 'POST',
+    path: AGENT_MESSAGE,
+    tag: 'liveChat',
+    summary: 'Send an agent message (v2)',
+    description:
+      'Answers a chatbot webhook: chatParticipantId from the payload, channel and text (or the mediaUrl an upload ' +
+      'returned). The sending agent is resolved from the API key. The emulator answers 404 for a chat of another ' +
+      'client, 403 for a caller without a live-chat role, 409 CONFLICT when the chat is closed, 400 when channel is ' +
+      'not the chat’s; it records the ' +
+      'message, emits an OUTGOING chatbot event where the configuration asks for one, and status receipts.',
+    body: json(sendAgentMessageRequestSchema),
+    response: { schema: agentMessageSchema, description: 'The message as recorded.' },
+    emulatorChoice: { path: true, response: true },
+  },
+  uploadAgentMessageMedia: {
+    ...chat,
+    method: 'POST',
+    path: `${AGENT_MESSAGE}/media`,
+    tag: 'liveChat',
+    summary: 'Upload media for an agent message (v2)',
+    description:
+      'The file’s bytes as the request body with its media type as Content-Type, its name in fileName; send the ' +
+      'returned mediaUrl with Send an agent message (v2). The emulator stores the file and serves it at mediaUrl; ' +
+      'it answers 413 over its size limit (5 MiB by default) and 415 for a media type it does not list.',
+    query: z.object({
+      fileName: requiredQuery('the file name').describe('The file’s name, e.g. receipt.pdf.'),
+    }),
+    body: {
+      type: 'binary',
+      mediaTypes: AGENT_MEDIA_TYPES,
+      description: 'The file’s bytes.',
+    },
+    response: { schema: uploadMediaResponseSchema, description: 'Where the file is: send it as mediaUrl.' },
+    emulatorChoice: { path: true, query: ['fileName'], response: true },
+  },
 });
 
 /** The operations table's type. */
@@ -441,4 +513,60 @@ export type OperationId = keyof PlatformOperations;
 /** The rows of the table, each with its id. */
 export function operationEntries(): readonly (readonly [OperationId, PlatformOperation])[] {
   return Object.entries(PLATFORM_OPERATIONS) as [OperationId, PlatformOperation][];
+}
+
+/** The operations whose path the documentation does not show (the rows' `emulatorChoice.path`). */
+export type UnshownPathOperationId = {
+  [Id in OperationId]: PlatformOperations[Id] extends { readonly emulatorChoice: { readonly path: true } }
+    ? Id
+    : never;
+}[OperationId];
+
+/**
+ * Paths of your own for the operations whose path the documentation does not show (the v2
+ * terminate and reopen, Send an agent message and its media upload), each under its row's prefix,
+ * with the row's `{name}` parameters: `{ sendAgentMessage: '/v2/agent-messages' }`. A documented
+ * path cannot be moved.
+ */
+export type PathOverrides = { readonly [Id in UnshownPathOperationId]?: `/${string}` };
+
+const PARAM_NAMES = /\{(\w+)\}/g;
+
+/**
+ * The operations table with `overrides` applied, each checked: an operation whose path is not
+ * shown, a path starting with `/` that keeps the row's path parameters. Throws a TypeError that
+ * names `owner` and the culprit.
+ */
+export function operationsWithPaths(overrides: PathOverrides | undefined, owner: string): PlatformOperations {
+  if (overrides === undefined) return PLATFORM_OPERATIONS;
+  if (typeof overrides !== 'object' || overrides === null) {
+    throw new TypeError(`${owner}: pathOverrides must be an object, got ${JSON.stringify(overrides)}`);
+  }
+  const table: Record<string, PlatformOperation> = { ...PLATFORM_OPERATIONS };
+  for (const [id, path] of Object.entries(overrides) as [string, unknown][]) {
+    if (path === undefined) continue;
+    const row = table[id];
+    if (row?.emulatorChoice?.path !== true) {
+      const movable = operationEntries()
+        .filter(([, operation]) => operation.emulatorChoice?.path === true)
+        .map(([name]) => name);
+      throw new TypeError(
+        `${owner}: pathOverrides.${id}: only an operation whose path the documentation does not show can be moved (${movable.join(', ')})`,
+      );
+    }
+    if (typeof path !== 'string' || !path.startsWith('/') || /[?#\s]/.test(path)) {
+      throw new TypeError(
+        `${owner}: pathOverrides.${id} must be a path starting with '/', got ${JSON.stringify(path)}`,
+      );
+    }
+    const wanted = [...row.path.matchAll(PARAM_NAMES)].map((match) => match[1]).sort();
+    const given = [...path.matchAll(PARAM_NAMES)].map((match) => match[1]).sort();
+    if (wanted.join() !== given.join()) {
+      throw new TypeError(
+        `${owner}: pathOverrides.${id} must have the path parameters ${wanted.map((name) => `{${String(name)}}`).join(', ') || '(none)'}, got ${JSON.stringify(path)}`,
+      );
+    }
+    table[id] = { ...row, path: path as `/${string}` };
+  }
+  return table as unknown as PlatformOperations;
 }

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { PathPrefixes, PlatformOperations } from '../contract/index.js';
+import type { DeliveryStatus } from '../schemas/index.js';
 import type { EmulatorClock } from './clock.js';
+import type { ChatEvents } from './emit/chat-events.js';
 import type { OperationHandlers } from './http/operations.js';
 import type { Router } from './http/router.js';
 import type { EmulatorState } from './state/index.js';
@@ -25,6 +27,13 @@ export interface EmulatorContext {
    * alias): the emulator never delivers to itself. The configuration API calls it first.
    */
   readonly refuseSelfDelivery: (body: Readonly<Record<string, unknown>>) => void;
+  /** The events a message in a chat causes (bot-reply and Send an agent message share them). */
+  readonly chatEvents: ChatEvents;
+  /** How Send an agent message (v2) and its media upload behave (the `agentMessages` option). */
+  readonly agentMessages: {
+    readonly receipts: readonly DeliveryStatus[];
+    readonly maxMediaBytes: number;
+  };
 }
 
 /** A group of extra routes (the `routeGroups` option), registered once when the emulator is created. */

@@ -11,6 +11,7 @@ import {
 } from './clock.js';
 import type { EmulatorContext, EmulatorPrefixes } from './context.js';
 import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
+import { createChatEvents, receiptSequenceProblem } from './emit/chat-events.js';
 import { createEmitter } from './emit/emitter.js';
 import { createSelfDeliveryGuard, type ListenAddress } from './emit/self-delivery.js';
 import {
@@ -28,7 +29,10 @@ import { createRouter } from './http/router.js';
 import { parseBody } from './http/validate.js';
 import { createSeededRandom } from './random.js';
 import { controlRoutes } from './routes/control.js';
+import { DEFAULT_MAX_MEDIA_BYTES, MEDIA_PATH, serveMedia } from './routes/agent-messages.js';
 import { registerPlatformOperations } from './routes/index.js';
+import { operationsWithPaths } from '../contract/index.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../schemas/index.js';
 import { toWebhookConfigRow } from './routes/webhook-config.js';
 import { BadRequestError, NotFoundError } from './errors.js';
 import {
@@ -49,7 +53,7 @@ import {
 } from './state/index.js';
 import { loadSnapshotState } from './state/snapshot.js';
 import { createTriggers } from './triggers.js';
-import type { Emulator, EmulatorOptions } from './types.js';
+import type { AgentMessageOptions, Emulator, EmulatorOptions } from './types.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
 import { withSafeErrors } from '../logger.js';
 
@@ -84,9 +88,18 @@ export const EMULATOR_OPTION_KEYS = optionKeys<EmulatorOptions>()([
   'logger',
   'allowedHosts',
   'idleTimeoutMs',
+  'pathOverrides',
+  'agentMessages',
 ]);
+const AGENT_MESSAGE_KEYS = optionKeys<AgentMessageOptions>()(['receipts', 'maxMediaBytes']);
 const EMULATOR_RETRY_KEYS = optionKeys<DeliveryRetryOptions>()(['attempts', 'backoffMs']);
-const RETENTION_KEYS = optionKeys<RetentionOptions>()(['closedChats', 'messages', 'ratingWidgets']);
+const RETENTION_KEYS = optionKeys<RetentionOptions>()([
+  'closedChats',
+  'messages',
+  'ratingWidgets',
+  'media',
+  'mediaBytes',
+]);
 const FAULT_PROBABILITY_KEYS = Object.keys(faultProbabilitiesSchema.shape);
 
 function validateOptions(options: EmulatorOptions): void {
@@ -94,6 +107,8 @@ function validateOptions(options: EmulatorOptions): void {
   checkNestedKeys('createEmulator', 'retry', options.retry, EMULATOR_RETRY_KEYS);
   checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
   checkNestedKeys('createEmulator', 'retention', options.retention, RETENTION_KEYS);
+  checkNestedKeys('createEmulator', 'agentMessages', options.agentMessages, AGENT_MESSAGE_KEYS);
+  resolveAgentMessages(options.agentMessages);
   const { retry, timeoutMs } = options;
   const counts = {
     'retry.attempts': retry?.attempts,
@@ -146,6 +161,34 @@ function validateOptions(options: EmulatorOptions): void {
       throw new TypeError(`${name} must be '' or start with '/', got ${JSON.stringify(prefix)}`);
     }
   }
+}
+
+/** Default of {@link AgentMessageOptions.receipts}. */
+export const DEFAULT_AGENT_MESSAGE_RECEIPTS: readonly DeliveryStatus[] = ['SENT', 'DELIVERED'];
+
+/** The `agentMessages` option checked, with its defaults; a TypeError names what is wrong. */
+function resolveAgentMessages(option: AgentMessageOptions | undefined): {
+  receipts: readonly DeliveryStatus[];
+  maxMediaBytes: number;
+} {
+  const receipts = option?.receipts ?? DEFAULT_AGENT_MESSAGE_RECEIPTS;
+  if (
+    !Array.isArray(receipts) ||
+    receipts.some((status) => !(DELIVERY_STATUSES as readonly unknown[]).includes(status))
+  ) {
+    throw new TypeError(
+      `agentMessages.receipts must be an array of ${DELIVERY_STATUSES.join(', ')}, got ${JSON.stringify(receipts)}`,
+    );
+  }
+  const problem = receiptSequenceProblem(receipts);
+  if (problem !== undefined) {
+    throw new TypeError(`agentMessages.receipts must follow the delivery states from ACCEPTED: ${problem}`);
+  }
+  const maxMediaBytes = option?.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  if (!Number.isInteger(maxMediaBytes) || maxMediaBytes < 1) {
+    throw new TypeError(`agentMessages.maxMediaBytes must be an integer >= 1, got ${String(maxMediaBytes)}`);
+  }
+  return { receipts: [...(receipts as readonly DeliveryStatus[])], maxMediaBytes };
 }
 
 /** Largest wait bound a timer holds (setTimeout fires at once past 2^31 - 1 ms). */
@@ -278,7 +321,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     self,
   });
   const emitter = createEmitter(state, clock, faults, deliverer);
-  const triggers = createTriggers(state, clock, emitter);
+  const chatEvents = createChatEvents(state, clock, emitter);
+  const triggers = createTriggers(state, clock, emitter, chatEvents);
+  const agentMessages = resolveAgentMessages(options.agentMessages);
+  const operations = operationsWithPaths(options.pathOverrides, 'createEmulator');
 
   const context: EmulatorContext = {
     state,
@@ -287,6 +333,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     prefixes,
     now,
     refuseSelfDelivery: (body) => self.refuseConfigUrls(body),
+    chatEvents,
+    agentMessages,
   };
   const router = createRouter();
   // The Express app. Extension point: `http.extensions.use(...)` (e.g. the inspector's pages)
@@ -301,6 +349,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     now,
     hostAllowed,
     refuseOwnDelivery: (headers) => self.refuseOwnDelivery(headers),
+    rawBodyLimit: agentMessages.maxMediaBytes,
   });
   const inspector = createInspector({
     state,
@@ -311,6 +360,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     prefixes,
   });
   http.extensions.use((req, res, next) => inspector.handle(req, res, next));
+  // uploaded media at the mediaUrl the upload answered (routes/agent-messages.ts)
+  http.extensions.get(`${MEDIA_PATH}/:id{/:name}`, serveMedia(state));
   const inProcess = createInProcessFetch(http.listener);
   let server: Server | undefined;
   let url: string | undefined;
@@ -323,6 +374,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     state,
     clock,
     prefixes,
+    pathOverrides: { ...options.pathOverrides },
     listener: http.listener,
     fetch: inProcess.fetch,
     client: (apiKey) =>
@@ -331,6 +383,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         apiKey,
         messagingPrefix: prefixes.messaging,
         chatPrefix: prefixes.chat,
+        ...(options.pathOverrides === undefined ? {} : { pathOverrides: options.pathOverrides }),
         fetch: inProcess.fetch,
       }),
     router,
@@ -494,7 +547,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     message: (gstId) => state.messages.get(gstId),
   };
 
-  registerPlatformOperations(router, context, {
+  registerPlatformOperations(router, context, operations, {
     checkResponses: options.checkResponses ?? process.env.NODE_ENV === 'test',
   });
   for (const group of options.routeGroups ?? []) group(router, context);

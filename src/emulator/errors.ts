@@ -14,6 +14,7 @@ export const EMULATOR_ERROR_STATUS = {
   AGENT_UNAVAILABLE: 409,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
 } as const;
 /** Machine-readable codes of the emulator's errors. */
@@ -104,6 +105,11 @@ export class MethodNotAllowedError extends EmulatorError {
 /** 413: A request body over the emulator's limit. */
 export class PayloadTooLargeError extends EmulatorError {
   readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+/** 415: An upload of a media type the emulator does not accept. */
+export class UnsupportedMediaTypeError extends EmulatorError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 
 /** 500: A bug in the emulator: a state or payload it should never have built. */

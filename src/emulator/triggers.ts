@@ -2,7 +2,6 @@ import { newId } from './ids.js';
 import { z } from 'zod';
 import {
   CHATBOT_MESSAGE_TYPES,
-  chatbotPayloadVersionOf,
   DELIVERY_STATUSES,
   INCOMING_MESSAGE_TYPES,
   PARTNER_EVENT_TYPES,
@@ -12,7 +11,6 @@ import {
   SESSION_STATUS_STRINGS,
   SESSION_STATUS_TYPE_OF,
   SESSION_STATUS_TYPES,
-  shouldEmitChatbotEvent,
   type PartnerEventType,
   type SessionStatusString,
   type SessionStatusType,
@@ -30,14 +28,12 @@ import {
   SessionNotSupportedError,
 } from './errors.js';
 import type { DeliveryLogEntry } from './emit/delivery.js';
+import { createChatEvents, type ChatEvents } from './emit/chat-events.js';
 import type { Emitter } from './emit/emitter.js';
 import { faultSchema } from './emit/faults.js';
 import {
-  buildChatbotPayload,
   buildIncomingPayload,
   buildSessionPayload,
-  buildStatusPayload,
-  type ChatbotEventInput,
   type IncomingContent,
   type Payload,
 } from './emit/payloads.js';
@@ -64,8 +60,6 @@ const faults = z.array(faultSchema).default([]);
  * such deliveries (`undocumented: true`). Never part of the payload. @default false
  */
 const undocumented = z.boolean().default(false);
-/** What every emission of a trigger carries from its input: the faults and the drift opt-in. */
-type EmissionInput = { readonly faults: z.output<typeof faults>; readonly undocumented?: boolean };
 
 /** Input of {@link Triggers.customerMessage}: a customer sends a message to one of your numbers. */
 export const customerMessageInputSchema = z.object({
@@ -346,15 +340,9 @@ export function createTriggers(
   state: EmulatorState,
   clock: EmulatorClock,
   emitter: Emitter,
+  events: ChatEvents = createChatEvents(state, clock, emitter),
 ): UncheckedTriggers {
-  // the clock is manual: many events share one time, and its text is made once for them
-  let lastTime = Number.NaN;
-  let lastIso = '';
-  const iso = (): string => {
-    const now = clock.now();
-    if (now !== lastTime) [lastTime, lastIso] = [now, new Date(now).toISOString()];
-    return lastIso;
-  };
+  const { iso, emitChatbot, statusEmission } = events;
 
   function numberOf(refValue: string, field: string): EmulatorNumber {
     const number = findNumber(state, refValue);
@@ -393,52 +381,6 @@ export function createTriggers(
     const created = newChatParticipant(state, number, sender, iso(), seed);
     state.addChatParticipant(created);
     return created;
-  }
-
-  /** Emits a chatbot event (of the configured payload version) when the flags table lets it through. */
-  function emitChatbot(
-    number: EmulatorNumber,
-    participant: EmulatorChatParticipant,
-    trigger: EmissionInput,
-    fields: Omit<ChatbotEventInput, 'version' | 'participant' | 'timestamp' | 'messageId'>,
-  ): { delivery?: DeliveryLogEntry; payload?: Payload } {
-    const config = emitter.configFor(number);
-    const { direction } = fields;
-    if (!shouldEmitChatbotEvent(config, { direction, agentAssigned: participant.assignedTo !== null }))
-      return {};
-    const version = chatbotPayloadVersionOf(config);
-    const payload = buildChatbotPayload(state, {
-      ...fields,
-      version,
-      participant,
-      timestamp: clock.now(),
-      messageId: newId(),
-    });
-    const delivery = emitter.emit('chatbot', number, payload, {
-      faults: trigger.faults,
-      chatbotPayloadVersion: version,
-      undocumented: trigger.undocumented ?? false,
-      conversation: participant.id,
-    });
-    return delivery === undefined ? { payload } : { delivery, payload };
-  }
-
-  /** The status event of a message: the message alone says who it went to (its chat may be gone). */
-  function statusEmission(message: OutboundMessage, trigger: EmissionInput): MessageResult {
-    const number = state.numbers.get(message.numberId);
-    if (number === undefined) throw new InternalError('Outbound message without a number');
-    const payload = buildStatusPayload(number, message);
-    const delivery = emitter.emit('status', number, payload, {
-      faults: trigger.faults,
-      undocumented: trigger.undocumented ?? false,
-      conversation: message.chatParticipantId,
-    });
-    return {
-      message: { ...message },
-      chatParticipantId: message.chatParticipantId,
-      deliveries: [delivery].filter(defined),
-      payload,
-    };
   }
 
   function liteSessionOf(number: EmulatorNumber): SessionState {
@@ -540,16 +482,18 @@ export function createTriggers(
       const participant = participantOf(input.chatParticipantId);
       const number = numberOfParticipant(participant);
       assertMessagingPossible(number);
-      // a free-form session message: later INCOMING events carry no template fields
-      participant.lastOutboundTemplate = null;
-      participant.lastMessageTime = iso();
       const combined = input.widgets !== undefined;
-      const chatbot = emitChatbot(number, participant, input, {
-        direction: 'OUTGOING',
-        messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
-        messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
-        mediaUrl: input.mediaUrl,
-      });
+      // the same answer as Send an agent message (v2), without its record and receipts
+      const chatbot = events.answerInChat(
+        number,
+        participant,
+        {
+          messageType: input.messageType ?? (combined ? 'Combined' : 'TEXT'),
+          messageText: combined ? JSON.stringify(input.widgets) : input.messageText,
+          mediaUrl: input.mediaUrl,
+        },
+        input,
+      );
       return {
         chatParticipantId: participant.id,
         deliveries: [chatbot.delivery].filter(defined),

@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { PlatformClient } from '../client/client.js';
-import type { WebhookConfig, WebhookType } from '../schemas/index.js';
+import type { PathOverrides } from '../contract/index.js';
+import type { DeliveryStatus, WebhookConfig, WebhookType } from '../schemas/index.js';
 import type { EmulatorClock } from './clock.js';
 import type { EmulatorPrefixes, RouteGroup } from './context.js';
 import type {
@@ -51,7 +52,7 @@ export interface EmulatorOptions {
    * How many closed chats, outbound messages and rating widgets a long run keeps (the oldest
    * go first); open chats, users, numbers and configurations are always kept, and the delivery
    * log has `deliveryLogLimit`.
-   * @default { closedChats: 10000, messages: 100000, ratingWidgets: 10000 }
+   * @default { closedChats: 10000, messages: 100000, ratingWidgets: 10000, media: 1000, mediaBytes: 268435456 }
    */
   readonly retention?: RetentionOptions;
   /**
@@ -139,6 +140,32 @@ export interface EmulatorOptions {
    * @default []
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Paths of your own for the operations whose path the documentation does not show (v2
+   * terminate and reopen, Send an agent message, Upload media for an agent message), each under
+   * its prefix: `{ sendAgentMessage: '/v2/agent-messages' }`. Give your client the same
+   * (`emulator.client()` does).
+   * @default the operations table's paths
+   */
+  readonly pathOverrides?: PathOverrides;
+  /** How Send an agent message (v2) and its media upload behave where the documentation is silent. */
+  readonly agentMessages?: AgentMessageOptions;
+}
+
+/** The `agentMessages` option of {@link createEmulator}. */
+export interface AgentMessageOptions {
+  /**
+   * The status receipts a sent agent message goes through, in order, each emitted to the status
+   * URL: a documented path from ACCEPTED (SENT, DELIVERED, READ; FAILED after SENT). `[]` sends
+   * none (the message stays ACCEPTED; move it with `updateMessageStatus`).
+   * @default ['SENT', 'DELIVERED']
+   */
+  readonly receipts?: readonly DeliveryStatus[];
+  /**
+   * Largest media upload, in bytes: a larger one is a 413 with a JSON body.
+   * @default 5242880 (5 MiB)
+   */
+  readonly maxMediaBytes?: number;
 }
 
 /** What {@link Emulator.idle} saw when it returned: `idle`, and the deliveries still `pending`. */
@@ -187,6 +214,8 @@ export interface Emulator extends Triggers {
   readonly state: EmulatorState;
   readonly clock: EmulatorClock;
   readonly prefixes: EmulatorPrefixes;
+  /** The `pathOverrides` option: the paths moved, `{}` when none (the served OpenAPI document uses them). */
+  readonly pathOverrides: PathOverrides;
   /** The node:http request listener, to mount the emulator in a server of your own. */
   readonly listener: RequestListener;
   /**

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import {
   mayReturnCredentials,
+  operationsWithPaths,
   PAGE_QUERY,
-  PLATFORM_OPERATIONS,
+  type PathOverrides,
   type OperationTable,
   type OperationTag,
   type PathPrefixes,
@@ -42,6 +43,8 @@ export interface OpenApiServerOptions {
   readonly baseUrl: string;
   /** `{messaging_prefix}` and `{chat_prefix}` (the emulator's `prefixes`), folded into the paths. */
   readonly prefixes: PathPrefixes;
+  /** The paths of the operations whose path is not shown, when moved (the emulator's `pathOverrides`). */
+  readonly pathOverrides?: PathOverrides | undefined;
 }
 
 /** Options of {@link createOpenApiDocument}. */
@@ -405,7 +408,8 @@ Generated from the operations table and the zod schemas of the messaging-webhook
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const prefixes = options.server?.prefixes ?? DEFAULT_PREFIXES;
-  const pathItems = openApiPaths(PLATFORM_OPERATIONS, prefixes);
+  const operations = operationsWithPaths(options.server?.pathOverrides, 'createOpenApiDocument');
+  const pathItems = openApiPaths(operations, prefixes);
   const webhookItems = webhooks();
   return {
     openapi: '3.1.0',
@@ -442,9 +446,15 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Ope
  * it (the Host header, else `emulator.url`), and its prefixes in the paths.
  */
 export function servedOpenApiDocument(
-  emulator: { readonly url: string | undefined; readonly prefixes: PathPrefixes },
+  emulator: {
+    readonly url: string | undefined;
+    readonly prefixes: PathPrefixes;
+    readonly pathOverrides?: PathOverrides | undefined;
+  },
   host: string | undefined,
 ): OpenApiDocument {
   const baseUrl = host === undefined ? (emulator.url ?? '') : `http://${host}`;
-  return createOpenApiDocument({ server: { baseUrl, prefixes: emulator.prefixes } });
+  return createOpenApiDocument({
+    server: { baseUrl, prefixes: emulator.prefixes, pathOverrides: emulator.pathOverrides },
+  });
 }

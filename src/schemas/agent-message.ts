@@ -65,13 +65,27 @@ export const agentMessageSchema = z.object({
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 
 /**
+ * A Blob as the upload reads it, of whichever realm made it: the DOM's `Blob` (a `lib: ["dom"]`
+ * project) and Node's `buffer.Blob` differ in their declared stream types, so neither is written
+ * here; `uploadMedia` checks `instanceof Blob` at run time.
+ */
+export interface BlobLike {
+  readonly size: number;
+  readonly type: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/**
  * Upload media for an agent message (v2): the file's bytes, its name and its media type. How the
  * bytes travel (multipart form, raw body) is the client's and the emulator's business; these are
  * the values a caller gives. `contentType` defaults, where the caller leaves it out, to what the
  * file name's extension says (else `application/octet-stream`).
  */
 export const uploadMediaRequestSchema = z.object({
-  data: z.union([z.instanceof(Blob), z.instanceof(Uint8Array)]),
+  data: z.union([
+    z.custom<BlobLike>((value) => value instanceof Blob, 'Expected a Blob or a Uint8Array'),
+    z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected a Blob or a Uint8Array'),
+  ]),
   fileName: identifier,
   contentType: z.string().min(1).optional(),
 });

@@ -403,6 +403,37 @@ const operations: Operation[] = [
       });
     },
   },
+  {
+    group: 'agentMessages',
+    method: 'send',
+    async run() {
+      const sent = await clientFor(KEYS.ada).agentMessages.send({
+        chatParticipantId: IDS.openChat,
+        channel: 'MESSAGING',
+        text: 'On its way',
+      });
+      expect(sent).toMatchObject({
+        chatParticipantId: IDS.openChat,
+        text: 'On its way',
+        sentBy: { id: IDS.ada },
+      });
+      expect(emulator.message(sent.id)?.agentMessage?.text).toBe('On its way');
+      await expect(
+        supervisor.agentMessages.send({ chatParticipantId: IDS.closedChat, channel: 'MESSAGING', text: 'x' }),
+      ).rejects.toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
+    },
+  },
+  {
+    group: 'agentMessages',
+    method: 'uploadMedia',
+    async run() {
+      const data = new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' });
+      const { mediaUrl } = await supervisor.agentMessages.uploadMedia({ data, fileName: 'dot.png' });
+      const served = await emulator.fetch(mediaUrl);
+      expect(served.headers.get('content-type')).toBe('image/png');
+      expect([...new Uint8Array(await served.arrayBuffer())]).toEqual([1, 2, 3]);
+    },
+  },
 ];
 
 describe.each(TRANSPORTS)('%s', (_name, transport) => {

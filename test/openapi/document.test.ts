@@ -55,9 +55,17 @@ const OPERATIONS: readonly (readonly [string, string, boolean, Body])[] = [
   // its v2 replacements: paths and bodies not shown (the emulator's)
   ['post', '/chat/v2/ChatParticipant/{id}/terminate', false, 'not shown'],
   ['post', '/chat/v2/ChatParticipant/{id}/reopen', false, 'not shown'],
+  // Reply to a customer from a chatbot webhook (referenced): paths and bodies not shown
+  ['post', '/chat/v2/AgentMessage', false, 'not shown'],
+  ['post', '/chat/v2/AgentMessage/media', false, 'not shown'],
 ];
 /** The operations whose path the documentation does not show. */
-const PATH_NOT_SHOWN = ['/chat/v2/ChatParticipant/{id}/terminate', '/chat/v2/ChatParticipant/{id}/reopen'];
+const PATH_NOT_SHOWN = [
+  '/chat/v2/ChatParticipant/{id}/terminate',
+  '/chat/v2/ChatParticipant/{id}/reopen',
+  '/chat/v2/AgentMessage',
+  '/chat/v2/AgentMessage/media',
+];
 
 type Json = { readonly [key: string]: unknown };
 /** The value at `keys` under `value`, undefined where a step is missing. */

@@ -72,6 +72,8 @@ interface Call {
   readonly params?: Readonly<Record<string, string>>;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  /** The Content-Type of a binary body (a Buffer), sent as it is. */
+  readonly contentType?: string;
 }
 
 /**
@@ -88,6 +90,7 @@ async function call(operationId: string, status: number, options: Call = {}): Pr
   const key = options.key === undefined ? SUPERVISOR : options.key;
   if (key !== null) req = req.set('authorization', key);
   if (options.query !== undefined) req = req.query(options.query);
+  if (options.contentType !== undefined) req = req.set('content-type', options.contentType);
   if (options.body !== undefined) req = req.send(options.body as object);
   const response = await req;
   expect({ operationId, status: response.status }).toEqual({ operationId, status });
@@ -382,6 +385,30 @@ describe('live chat', () => {
     await call('reopenChatParticipant', 409, { key: OTHER, params: { id: chatId } });
     await expectUnauthorized('reopenChatParticipant', { params: { id: chatId } });
   });
+
+  it('uploadAgentMessageMedia (v2): the mediaUrl; 415 for an unlisted media type', async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+    const upload = { query: { fileName: 'a.png' }, body: bytes, contentType: 'image/png' };
+    const uploaded = await call('uploadAgentMessageMedia', 200, { key: OTHER, ...upload });
+    expect(uploaded.mediaUrl).toEqual(expect.stringContaining('/_emulator/media/'));
+    await call('uploadAgentMessageMedia', 415, { key: OTHER, ...upload, contentType: 'application/x-sh' });
+    await call('uploadAgentMessageMedia', 400, { key: OTHER, ...upload, query: {} });
+    await expectUnauthorized('uploadAgentMessageMedia', upload);
+  });
+
+  it('sendAgentMessage (v2): the message; 404 for another client’s chat, 409 for a closed one', async () => {
+    const body = { chatParticipantId: chatId, channel: 'MESSAGING', text: 'Hello' };
+    const sent = await call('sendAgentMessage', 200, { key: OTHER, body });
+    expect(sent).toEqual(expect.objectContaining({ chatParticipantId: chatId, text: 'Hello' }));
+    await call('sendAgentMessage', 404, { body });
+    await call('sendAgentMessage', 400, {
+      key: OTHER,
+      body: { chatParticipantId: chatId, channel: 'MESSAGING' },
+    });
+    await expectUnauthorized('sendAgentMessage', { body });
+    await call('terminateChatParticipant', 200, { key: OTHER, params: { id: chatId } });
+    await call('sendAgentMessage', 409, { key: OTHER, body });
+  });
 });
 
 describe('the document against the emulator', () => {
@@ -406,6 +433,6 @@ describe('the document against the emulator', () => {
         if (!answered.get(operationId)?.has(status)) missing.push(`${operationId} ${status}`);
     }
     expect(missing).toEqual([]);
-    expect(operations.size).toBe(29);
+    expect(operations.size).toBe(31);
   });
 });

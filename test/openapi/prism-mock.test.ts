@@ -99,6 +99,10 @@ const CALLS: Readonly<Record<string, (c: PlatformClient) => Promise<unknown>>> =
   'chatParticipants.setConversationClosed': (c) => c.chatParticipants.setConversationClosed(ID, true),
   'chatParticipants.terminate': (c) => c.chatParticipants.terminate(ID),
   'chatParticipants.reopen': (c) => c.chatParticipants.reopen(ID),
+  'agentMessages.send': (c) =>
+    c.agentMessages.send({ chatParticipantId: ID, channel: 'MESSAGING', text: 'Hello' }),
+  'agentMessages.uploadMedia': (c) =>
+    c.agentMessages.uploadMedia({ data: new Uint8Array([1, 2, 3]), fileName: 'a.png' }),
 };
 
 it('covers every method of the typed client', () => {

@@ -157,6 +157,8 @@ describe('every documented option is accepted', () => {
       logger: silent,
       allowedHosts: ['emulator'],
       idleTimeoutMs: 5000,
+      pathOverrides: { sendAgentMessage: '/v2/agent-messages' },
+      agentMessages: { receipts: ['SENT'], maxMediaBytes: 1024 },
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(EMULATOR_OPTION_KEYS));
     // a seed or a snapshot to start from, not both (a TypeError says so)
@@ -173,6 +175,7 @@ describe('every documented option is accepted', () => {
       apiKey: 'emu-supervisor-key',
       messagingPrefix: '',
       chatPrefix: '/chat',
+      pathOverrides: { sendAgentMessage: '/v2/agent-messages' },
       fetch: (input, init) => fetch(input, init),
     };
     expect(sorted(Object.keys(options))).toEqual(sorted(PLATFORM_CLIENT_OPTION_KEYS));

@@ -1,20 +1,27 @@
 /**
  * The README's Quick start, verbatim between the markers, type-checked under the repository's
- * strict tsconfig with string-typed stand-ins for the user's own functions. Keep it identical
+ * strict tsconfig with string-typed stand-ins for the user's own functions (the bot answers through
+ * the real platform client: nothing of the library is stubbed). Keep it identical
  * to the README block (test/types/readme-sync.test.ts compares them).
  */
 declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
-declare const agentMessages: import('../../src/index.js').AgentMessagesApi;
 declare function optOut(waId: string): Promise<void>;
 
 // README Quick start: begin
 import express from 'express';
 import { pino } from 'pino';
 import { createBot, createWebhookRouter, spillToJsonl } from '../../src/index.js';
+import { createPlatformClient } from '../../src/client/index.js';
 
-// The chatbot: handlers by filter, text and middleware (docs/bots.md). ctx.reply answers through
-// agentMessages: a platform client's (Send an agent message, v2), or any { send, uploadMedia }.
-const bot = createBot({ agentMessages });
+// The platform's API (or the emulator's: `npx messaging-webhooks emulator` and its seeded key)
+const platform = createPlatformClient({
+  baseUrl: process.env.PLATFORM_URL ?? 'http://127.0.0.1:4010',
+  apiKey: process.env.API_KEY ?? 'emu-supervisor-key',
+});
+
+// The chatbot: handlers by filter, text and middleware (docs/bots.md). ctx.reply sends an agent
+// message (v2) into the chat, as the agent the API key belongs to.
+const bot = createBot({ agentMessages: platform.agentMessages });
 bot.on('chatbot:INCOMING:TEXT', async (ctx) => {
   await ctx.reply(`You said: ${ctx.payload.messageText}`); // messageText: a string here
 });

@@ -11,7 +11,7 @@ function firstTsBlockAfter(markdown: string, heading: string): string {
 }
 
 describe('README Quick start type fixture', () => {
-  it('is the README block verbatim, but for the package import pointing at src', async () => {
+  it('is the README block verbatim, but for the package imports pointing at src', async () => {
     const readme = await readFile(new URL('README.md', root), 'utf8');
     const fixture = await readFile(new URL('test/types/readme-quick-start.ts', root), 'utf8');
     const begin = '// README Quick start: begin\n';
@@ -20,8 +20,8 @@ describe('README Quick start type fixture', () => {
       fixture.indexOf('// README Quick start: end'),
     );
     const expected = firstTsBlockAfter(readme, '## Quick start').replaceAll(
-      "from 'messaging-webhooks';",
-      "from '../../src/index.js';",
+      /from 'messaging-webhooks(\/[\w-]+)?';/g,
+      (_, subpath: string | undefined) => `from '../../src${subpath ?? ''}/index.js';`,
     );
     expect(between).toBe(expected);
   });

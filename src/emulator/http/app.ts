@@ -32,6 +32,8 @@ export type EmulatorAppOptions = Pick<EmulatorContext, 'state' | 'logger' | 'now
   readonly hostAllowed: (host: string | undefined) => boolean;
   /** Throws (403) for a delivery of this emulator to itself (emit/self-delivery.ts). */
   readonly refuseOwnDelivery?: (headers: express.Request['headers']) => void;
+  /** Largest body of a `body: 'raw'` route (a media upload), in bytes. @default 1 MiB */
+  readonly rawBodyLimit?: number;
 };
 
 /** Largest accepted request body: 1 MiB. */
@@ -71,6 +73,8 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
   const extensions = express.Router();
   // any content type (clients that omit it still send JSON); parsed by parseJson for its error text
   const readBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  // a raw route's bytes (an upload) have their own limit; a 413 names whichever applied
+  const readRaw = express.raw({ type: () => true, limit: options.rawBodyLimit ?? MAX_BODY_BYTES });
   const locals = (res: express.Response): Locals => res.locals as Locals;
 
   function build(): express.Router {
@@ -78,7 +82,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     const built = express.Router({ caseSensitive: true });
     for (const route of routes) {
       const method = route.method.toLowerCase() as Lowercase<HttpMethod>;
-      built[method](route.path, checkRoute(route), readBody, run(route));
+      built[method](route.path, checkRoute(route), route.body === 'raw' ? readRaw : readBody, run(route));
     }
     for (const path of new Set(routes.map((route) => route.path))) {
       const methods = routes.filter((route) => route.path === path).map((route) => route.method);
@@ -239,9 +243,15 @@ function toEmulatorError(error: unknown, method: string, path: string): Emulator
   if (error instanceof EmulatorError) return error;
   // a path parameter that is not valid percent-encoding matches no route
   if (error instanceof URIError) return new NotFoundError(`No emulator route for ${method} ${path}`);
-  const { type, status, message } = error as { type?: unknown; status?: unknown; message?: unknown };
+  const { type, status, message, limit } = error as {
+    type?: unknown;
+    status?: unknown;
+    message?: unknown;
+    limit?: unknown;
+  };
   if (type === 'entity.too.large') {
-    return new PayloadTooLargeError(`Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    const bytes = typeof limit === 'number' ? limit : MAX_BODY_BYTES;
+    return new PayloadTooLargeError(`Request body exceeds ${bytes} bytes`, { details: { limit: bytes } });
   }
   // the body parser's other refusals (aborted request, unsupported content-encoding, a body its
   // inflater cannot decode: zlib's errors carry a 400 status but no type)

@@ -23,7 +23,7 @@ import {
   type CursorPage,
 } from '../listings.js';
 import { toWebhookConfigRow } from '../routes/webhook-config.js';
-import { userDisplayName, webhookConfigFor } from '../state/index.js';
+import { userDisplayName, webhookConfigFor, type OutboundMessage } from '../state/index.js';
 import type { Emulator } from '../types.js';
 import { customerOf, deliveryContent, quoted } from './summary.js';
 
@@ -388,6 +388,14 @@ export function logPage(
   return { rows, total, page, pages };
 }
 
+/** What an agent message said (Send an agent message, v2), or undefined for another message. */
+function agentMessageText(message: OutboundMessage | undefined): string | undefined {
+  const content = message?.agentMessage;
+  if (content == null) return undefined;
+  const text = content.caption ?? content.text;
+  return content.mediaUrl === null ? (text ?? '') : `[media] ${text ?? content.mediaUrl}`;
+}
+
 /** One step of a conversation, as the deliveries tell it. */
 interface ConversationItem {
   /** Who speaks: the customer, the business (bot or agent), or the platform (handover, closure). */
@@ -484,7 +492,7 @@ export function conversationOf(
         const item = {
           side: 'business' as const,
           kind: 'outbound' as const,
-          text: `Outbound message ${gstId.slice(0, 8)}`,
+          text: agentMessageText(state.messages.get(gstId)) ?? `Outbound message ${gstId.slice(0, 8)}`,
           time: entry.emittedAt,
           deliveries: [ref(entry)],
           receipts: [status],
@@ -549,14 +557,20 @@ export function conversationOf(
         });
       }
     } else {
-      items.push({
-        side: 'business',
-        kind: 'message',
+      // an agent message (Send an agent message, v2): one bubble with its status receipts, which
+      // name its gstId, the OUTGOING event's messageId
+      const messageId = typeof payload.messageId === 'string' ? payload.messageId : '';
+      const sent = state.messages.get(messageId);
+      const item = {
+        side: 'business' as const,
+        kind: sent?.agentMessage == null ? ('message' as const) : ('outbound' as const),
         text: said,
         time: entry.emittedAt,
         deliveries: [ref(entry)],
-        receipts: [],
-      });
+        receipts: [] as string[],
+      };
+      if (item.kind === 'outbound' && !outbound.has(messageId)) outbound.set(messageId, item);
+      items.push(item);
     }
     if (payload.conversationClosed === true && !closed) {
       closed = true;

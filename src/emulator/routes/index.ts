@@ -1,7 +1,8 @@
-import { PLATFORM_OPERATIONS } from '../../contract/index.js';
+import type { PlatformOperations } from '../../contract/index.js';
 import type { EmulatorContext, PlatformHandlers } from '../context.js';
 import { registerOperations } from '../http/operations.js';
 import type { Router } from '../http/router.js';
+import { agentMessageHandlers } from './agent-messages.js';
 import { liveChatHandlers } from './live-chat.js';
 import { numberHandlers } from './numbers.js';
 import { systemUserHandlers } from './system-users.js';
@@ -21,14 +22,19 @@ function platformHandlers(context: EmulatorContext): PlatformHandlers {
     ...userHandlers(context),
     ...systemUserHandlers(context),
     ...liveChatHandlers(context),
+    ...agentMessageHandlers(context),
   };
 }
 
-/** Registers the platform API on `router`: a route per operation of the table, served by its handler. */
+/**
+ * Registers the platform API on `router`: a route per operation of `operations` (the table, with
+ * the `pathOverrides` option applied), served by its handler.
+ */
 export function registerPlatformOperations(
   router: Router,
   context: EmulatorContext,
+  operations: PlatformOperations,
   options: { readonly checkResponses: boolean },
 ): void {
-  registerOperations(router, context.prefixes, PLATFORM_OPERATIONS, platformHandlers(context), options);
+  registerOperations(router, context.prefixes, operations, platformHandlers(context), options);
 }

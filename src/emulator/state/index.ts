@@ -6,6 +6,7 @@ export * from './records.js';
 export {
   bsuidFor,
   createEmptyState,
+  DEFAULT_MEDIA_RETENTION,
   DEFAULT_RETENTION,
   findNumber,
   newChatParticipant,

@@ -247,6 +247,21 @@ export type EmulatorChatParticipant = WithReadonly<
 >;
 
 /**
+ * What an agent message (Send an agent message, v2) carried and who sent it: its content and the
+ * agent the API key resolved to. An outbound message made by a trigger has none.
+ */
+export const agentMessageRecordSchema = z.object({
+  channel: z.enum(['MESSAGING', 'WEB', 'SOCIAL']),
+  text: nullableString,
+  mediaUrl: nullableString,
+  caption: nullableString,
+  /** The sending agent's user id and e-mail (resolved from the API key). */
+  sentBy: id,
+  sentByEmail: z.string(),
+});
+export type AgentMessageRecord = Readonly<z.output<typeof agentMessageRecordSchema>>;
+
+/**
  * An outbound message and its delivery status (section States and transitions). It carries what
  * its status payloads say of the recipient, so it outlives its chat (see retention).
  */
@@ -275,6 +290,8 @@ export const outboundMessageRecordSchema = z.object({
   playedTime: nullableString,
   errorCode: nullableString,
   errorCodeString: nullableString,
+  /** Sent by an agent (or a bot) with Send an agent message (v2): its content; else absent. */
+  agentMessage: agentMessageRecordSchema.nullish(),
 });
 export type OutboundMessage = WithReadonly<
   z.output<typeof outboundMessageRecordSchema>,
@@ -290,7 +307,28 @@ export type OutboundMessage = WithReadonly<
   | 'template'
   | 'ctId'
   | 'conversationCtId'
+  | 'agentMessage'
 > & { status: DeliveryStatus };
+
+/**
+ * A file uploaded with Upload media for an agent message (v2), served at its mediaUrl. Its bytes
+ * are kept base64-encoded, as a snapshot lists them.
+ */
+export const mediaRecordSchema = z.object({
+  id,
+  clientId: id,
+  fileName: id,
+  contentType: id,
+  /** The bytes, base64. */
+  data: z.string(),
+  /** The number of bytes. */
+  size: z.number().int().nonnegative(),
+  /** The uploading user's id. */
+  uploadedBy: id,
+  /** ISO 8601, emulator clock. */
+  createdTime: z.string(),
+});
+export type MediaRecord = Readonly<z.output<typeof mediaRecordSchema>>;
 
 /**
  * A rating widget the platform would send to the customer: recorded when a chat is terminated

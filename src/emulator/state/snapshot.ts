@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   chatParticipantRecordSchema,
   clientRecordSchema,
+  mediaRecordSchema,
   numberRecordSchema,
   outboundMessageRecordSchema,
   ratingWidgetRecordSchema,
@@ -41,6 +42,8 @@ export const emulatorSnapshotSchema = z.object({
   chatParticipants: z.array(chatParticipantRecordSchema).default([]),
   messages: z.array(outboundMessageRecordSchema).default([]),
   ratingWidgets: z.array(ratingWidgetRecordSchema).default([]),
+  /** Uploaded media files (Upload media for an agent message, v2), their bytes base64. */
+  media: z.array(mediaRecordSchema).default([]),
   /**
    * The API keys the inspector page shows: those of the seed the emulator started from (a key
    * made later is a credential, not a fixture). @default every user's (the snapshot is the seed)
@@ -90,6 +93,7 @@ export function snapshotRecords(state: EmulatorState, clock: number): EmulatorSn
     chatParticipants: [...state.listings.chatParticipants.values()],
     messages: [...state.listings.messages.values()],
     ratingWidgets: [...state.listings.ratingWidgets.values()],
+    media: [...state.listings.media.values()],
   };
 }
 
@@ -214,6 +218,11 @@ export function loadSnapshot(state: EmulatorState, snapshot: EmulatorSnapshot): 
     snapshot.ratingWidgets.forEach((widget, i) => {
       path = `ratingWidgets.${i}`;
       state.addRatingWidget(widget);
+    });
+    snapshot.media.forEach((record, i) => {
+      path = `media.${i}`;
+      refer(state.clients.has(record.clientId), 'clientId', `client ${record.clientId}`);
+      state.addMedia(record);
     });
   } catch (error) {
     if (error instanceof StateConflictError) throw new SnapshotError(error.message, path, { cause: error });

@@ -7,6 +7,7 @@ import {
   type EmulatorNumber,
   type EmulatorTeam,
   type EmulatorUser,
+  type MediaRecord,
   type OutboundMessage,
   type RatingWidgetTrigger,
   type SessionState,
@@ -43,14 +44,31 @@ export interface RetentionOptions {
   readonly messages?: number;
   /** Rating widget records kept; beyond it the oldest is dropped. @default 10000 */
   readonly ratingWidgets?: number;
+  /**
+   * Uploaded media files kept (Upload media for an agent message, v2); beyond it the oldest is
+   * dropped (its mediaUrl then answers 404). @default 1000
+   */
+  readonly media?: number;
+  /** Bytes of uploaded media kept in all; beyond it the oldest files are dropped. @default 268435456 (256 MiB) */
+  readonly mediaBytes?: number;
 }
 
-/** The defaults of {@link RetentionOptions}. */
-export const DEFAULT_RETENTION: Readonly<Required<RetentionOptions>> = {
+/** The limits of the records every run makes (the media limits have their own defaults). */
+type RecordRetention = Omit<RetentionOptions, 'media' | 'mediaBytes'>;
+
+/** The defaults of {@link RetentionOptions} but the media ones ({@link DEFAULT_MEDIA_RETENTION}). */
+export const DEFAULT_RETENTION: Readonly<Required<RecordRetention>> = {
   closedChats: 10_000,
   messages: 100_000,
   ratingWidgets: 10_000,
 };
+
+/** The defaults of the media limits of {@link RetentionOptions}. */
+export const DEFAULT_MEDIA_RETENTION = { media: 1000, mediaBytes: 256 * 1024 * 1024 } as const;
+
+/** Retention as resolved: every record limit, and the media limits that were given. */
+export type ResolvedRetention = Readonly<Required<RecordRetention>> &
+  Pick<RetentionOptions, 'media' | 'mediaBytes'>;
 
 /** A listing in record order, read-only (cursor pages, totals). */
 export type Listing<T> = Pick<Sequence<T>, 'size' | 'page' | 'count' | 'values'>;
@@ -74,7 +92,9 @@ export interface EmulatorState {
   readonly sessions: ReadonlyMap<string, SessionState>;
   /** Rating widgets triggered by chat termination, by trigger id (routes/live-chat.ts). */
   readonly ratingWidgets: ReadonlyMap<string, RatingWidgetTrigger>;
-  readonly retention: Readonly<Required<RetentionOptions>>;
+  /** Uploaded media files by id (Upload media for an agent message, v2). */
+  readonly media: ReadonlyMap<string, MediaRecord>;
+  readonly retention: ResolvedRetention;
   /**
    * The records in creation order, for paged listings: every chat, the open ones, the closed
    * ones, outbound messages and rating widgets.
@@ -85,6 +105,7 @@ export interface EmulatorState {
     readonly closedChats: Listing<EmulatorChatParticipant>;
     readonly messages: Listing<OutboundMessage>;
     readonly ratingWidgets: Listing<RatingWidgetTrigger>;
+    readonly media: Listing<MediaRecord>;
   };
 
   // lookups, each by key
@@ -133,6 +154,8 @@ export interface EmulatorState {
   setAssignedTo(participant: EmulatorChatParticipant, userId: string | null): void;
   addMessage(message: OutboundMessage): void;
   addRatingWidget(widget: RatingWidgetTrigger): void;
+  /** Keeps an uploaded file; the oldest are dropped beyond the media retention limits. */
+  addMedia(media: MediaRecord): void;
   /** Drops every record (the Maps stay the same objects). */
   clear(): void;
 }
@@ -140,9 +163,14 @@ export interface EmulatorState {
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The retention options checked: each an integer >= 0 (a TypeError names the culprit). */
-export function resolveRetention(options: RetentionOptions = {}): Readonly<Required<RetentionOptions>> {
-  const resolved = { ...DEFAULT_RETENTION };
-  for (const key of Object.keys(DEFAULT_RETENTION) as (keyof RetentionOptions)[]) {
+export function resolveRetention(options: RetentionOptions = {}): ResolvedRetention {
+  const resolved: { -readonly [K in keyof ResolvedRetention]: ResolvedRetention[K] } = {
+    ...DEFAULT_RETENTION,
+  };
+  for (const key of [
+    ...Object.keys(DEFAULT_RETENTION),
+    ...Object.keys(DEFAULT_MEDIA_RETENTION),
+  ] as (keyof RetentionOptions)[]) {
     const value = options[key];
     if (value === undefined) continue;
     if (!Number.isInteger(value) || value < 0) {
@@ -164,6 +192,8 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
   const messages = new Map<string, OutboundMessage>();
   const sessions = new Map<string, SessionState>();
   const ratingWidgets = new Map<string, RatingWidgetTrigger>();
+  const media = new Map<string, MediaRecord>();
+  let mediaBytes = 0;
   const limits = resolveRetention(retention);
 
   const clientsByRef = new Map<string, EmulatorClient>();
@@ -188,6 +218,7 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
   const closedOrder = createSequence<EmulatorChatParticipant>();
   const messageOrder = createSequence<OutboundMessage>();
   const widgetOrder = createSequence<RatingWidgetTrigger>();
+  const mediaOrder = createSequence<MediaRecord>();
   const none: readonly never[] = [];
 
   const emailKey = (email: string): string => email.toLowerCase();
@@ -264,6 +295,7 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
     messages,
     sessions,
     ratingWidgets,
+    media,
     retention: limits,
     listings: {
       chatParticipants: chatOrder,
@@ -271,6 +303,7 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
       closedChats: closedOrder,
       messages: messageOrder,
       ratingWidgets: widgetOrder,
+      media: mediaOrder,
     },
 
     clientByRef: (clientRef) => clientsByRef.get(clientRef),
@@ -468,7 +501,23 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
         dropWidget(oldest);
       }
     },
+    addMedia(record) {
+      if (media.has(record.id)) throw new StateConflictError(`Media id ${record.id} is already used`);
+      media.set(record.id, record);
+      mediaOrder.add(record.id, record);
+      mediaBytes += record.size;
+      const maxFiles = limits.media ?? DEFAULT_MEDIA_RETENTION.media;
+      const maxBytes = limits.mediaBytes ?? DEFAULT_MEDIA_RETENTION.mediaBytes;
+      while (mediaOrder.size > maxFiles || (mediaBytes > maxBytes && mediaOrder.size > 0)) {
+        const oldest = mediaOrder.first();
+        if (oldest === undefined) break;
+        media.delete(oldest.id);
+        mediaOrder.delete(oldest.id);
+        mediaBytes -= oldest.size;
+      }
+    },
     clear() {
+      mediaBytes = 0;
       for (const map of [
         clients,
         teams,
@@ -479,6 +528,7 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
         messages,
         sessions,
         ratingWidgets,
+        media,
         clientsByRef,
         usersByApiKey,
         liveUsersByEmail,
@@ -493,7 +543,8 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
       ] as Map<unknown, unknown>[]) {
         map.clear();
       }
-      for (const sequence of [chatOrder, openOrder, closedOrder, messageOrder, widgetOrder]) sequence.clear();
+      for (const sequence of [chatOrder, openOrder, closedOrder, messageOrder, widgetOrder, mediaOrder])
+        sequence.clear();
     },
   };
   return state;

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createPlatformClient } from '../../../src/client/index.js';
 import { createNodeHandler } from '../../../src/receiver/index.js';
 import { readCapture } from '../../../src/testing/capture.js';
 import { replay } from '../../../src/testing/replay.js';
@@ -101,6 +102,33 @@ describeInBrowser('the inspector as a workbench (1280 px)', () => {
     await expect(
       page.locator('#log-table tbody .customer', { hasText: '+27831234567' }).count(),
     ).resolves.toBeGreaterThan(0);
+  });
+
+  it('shows a bot’s answer sent with Send an agent message (v2) in the conversation, with its receipts', async () => {
+    await configureWithToken();
+    const { chatParticipantId } = harness.emulator.customerMessage({
+      number: SEED.lite.msisdn,
+      from: '+27831239999',
+      text: 'Where is my parcel?',
+    });
+    const platform = createPlatformClient({ baseUrl: url, apiKey: SEED.supervisorKey });
+    await platform.agentMessages.send({ chatParticipantId, channel: 'MESSAGING', text: 'It ships today.' });
+    await harness.settle();
+    await page.goto(`${url}/_emulator?conversation=${chatParticipantId}`);
+    await page.locator('#conversation-view ol.conversation').waitFor();
+    const steps = page.locator('#conversation-view li.step');
+    const read = await steps.evaluateAll((items) =>
+      items.map(
+        (item) => `${item.className.replace('step ', '')}: ${item.querySelector('.said')?.textContent ?? ''}`,
+      ),
+    );
+    // the OUTGOING event and the receipts are one bubble: the event's messageId is the gstId
+    expect(read).toEqual([
+      'customer message: TEXT "Where is my parcel?"',
+      'business outbound: TEXT "It ships today."',
+    ]);
+    await expect(steps.nth(1).locator('.said').isVisible()).resolves.toBe(true);
+    await expect(steps.nth(1).locator('.receipt').allTextContents()).resolves.toEqual(['SENT', 'DELIVERED']);
   });
 
   it('reads one chat as a conversation: messages both ways, receipts, the handover and the closure', async () => {
