@@ -128,6 +128,9 @@ function evaluate(expression: string, source: string, file: string): unknown {
       .map((factor) => Number(factor.replace(/_/g, '').trim()))
       .reduce((product, factor) => product * factor, 1);
   }
+  // a list of string literals, e.g. ['SENT', 'DELIVERED']
+  if (/^\[\s*('[^']*'\s*,?\s*)*\]$/.test(text))
+    return [...text.matchAll(/'([^']*)'/g)].map((match) => match[1]);
   const member = /^([A-Z][A-Z0-9_]*)\.(\w+)$/.exec(text);
   if (member) return evaluate(objectMember(source, member[1]!, member[2]!, file), source, file);
   if (/^[A-Z][A-Z0-9_]*$/.test(text)) {
@@ -292,6 +295,12 @@ const COVERED: readonly Covered[] = [
         closedChats: codeDefault('emulator/state/store.ts', 'DEFAULT_RETENTION.closedChats'),
         messages: codeDefault('emulator/state/store.ts', 'DEFAULT_RETENTION.messages'),
         ratingWidgets: codeDefault('emulator/state/store.ts', 'DEFAULT_RETENTION.ratingWidgets'),
+        media: codeDefault('emulator/state/store.ts', 'DEFAULT_MEDIA_RETENTION.media'),
+        mediaBytes: codeDefault('emulator/state/store.ts', 'DEFAULT_MEDIA_RETENTION.mediaBytes'),
+      }),
+      '`agentMessages`': () => ({
+        receipts: codeDefault('emulator/emulator.ts', 'DEFAULT_AGENT_MESSAGE_RECEIPTS'),
+        maxMediaBytes: codeDefault('emulator/routes/agent-messages.ts', 'DEFAULT_MAX_MEDIA_BYTES'),
       }),
       '`retry`': () => ({ attempts: codeDefault('emulator/emulator.ts', 'options.retry?.attempts') }),
       '`timeoutMs`': code('emulator/emulator.ts', 'options.timeoutMs'),
@@ -304,6 +313,12 @@ const COVERED: readonly Covered[] = [
         closedChats: Number(/closedChats: (\d+)/.exec(row)?.[1]),
         messages: Number(/messages: (\d+)/.exec(row)?.[1]),
         ratingWidgets: Number(/ratingWidgets: (\d+)/.exec(row)?.[1]),
+        media: Number(/media: (\d+)/.exec(row)?.[1]),
+        mediaBytes: Number(/mediaBytes: (\d+)/.exec(row)?.[1]),
+      }),
+      '`agentMessages`': (row) => ({
+        receipts: [.../receipts: \[([^\]]*)\]/.exec(row)![1]!.matchAll(/'(\w+)'/g)].map((match) => match[1]),
+        maxMediaBytes: Number(/maxMediaBytes: (\d+)/.exec(row)?.[1]),
       }),
       '`retry`': (row) => ({ attempts: Number(/attempts: (\d+)/.exec(row)?.[1]) }),
     },
@@ -318,6 +333,7 @@ const COVERED: readonly Covered[] = [
       '`checkResponses`': 'depends on NODE_ENV, tested in test/emulator',
       '`logger`': 'a behaviour (silent)',
       '`allowedHosts`': 'an empty list',
+      '`pathOverrides`': 'none: every operation at its documented path or the emulator’s choice',
     },
   },
   {
