@@ -69,7 +69,7 @@ const compilerState = CompilerState.create(configs[0][1], {
  * The declarations of dist/ by top-level name, and for each declaration the entries that export it
  * (every entry's, not only the selected ones).
  */
-function exportIndex() {
+function exportIndex(namesPerEntry) {
   const program = compilerState.program;
   const checker = program.getTypeChecker();
   const dist = join(root, 'dist') + sep;
@@ -91,7 +91,9 @@ function exportIndex() {
     const file = program.getSourceFile(declarations);
     const module = file && checker.getSymbolAtLocation(file);
     if (module === undefined) continue;
-    for (let symbol of checker.getExportsOfModule(module)) {
+    const exported = checker.getExportsOfModule(module);
+    namesPerEntry.set(entry, exported.length);
+    for (let symbol of exported) {
       if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
       for (const declaration of symbol.declarations ?? []) {
         const statement = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
@@ -105,7 +107,9 @@ function exportIndex() {
     return found.length === 1 ? (exportedBy.get(found[0]) ?? []) : [];
   };
 }
-const importableFrom = exportIndex();
+/** How many names each entry exports, for the summary line. */
+const namesPerEntry = new Map();
+const importableFrom = exportIndex(namesPerEntry);
 
 const failed = [];
 for (const [entry, config] of configs) {
@@ -136,7 +140,8 @@ for (const [entry, config] of configs) {
     );
   }
 }
+const sizes = configs.map(([entry]) => `${entry} ${namesPerEntry.get(entry)}`).join(', ');
 console.log(
-  `api-reports: ${configs.length} entries, ${failed.length === 0 ? 'all pass' : `failed: ${failed.join(', ')}`}`,
+  `api-reports: ${configs.length} entries (names: ${sizes}), ${failed.length === 0 ? 'all pass' : `failed: ${failed.join(', ')}`}`,
 );
 if (failed.length > 0) process.exitCode = 1;

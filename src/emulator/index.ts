@@ -48,6 +48,7 @@ export type { EmulatorFetch } from './http/in-process.js';
 export type {
   AuthContext,
   AuthedRouteRequest,
+  Awaitable,
   HttpMethod,
   Route,
   RouteRequest,
@@ -65,10 +66,47 @@ export type {
   DeliveryRetryOptions,
   DeliveryState,
 } from './emit/delivery.js';
-export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
+export {
+  faultProbabilitiesSchema,
+  faultSchema,
+  queuedFaultSchema,
+  type Fault,
+  type FaultKind,
+  type FaultProbabilities,
+  type QueuedFault,
+} from './emit/faults.js';
+export type { Payload } from './emit/payloads.js';
 export { CONTROL_PREFIX } from './routes/control.js';
 export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';
 export type { AssignmentOutcome } from './agents.js';
 export * from './state/index.js';
-export * from './triggers.js';
+export {
+  assignAgentInputSchema,
+  botReplyInputSchema,
+  customerMessageInputSchema,
+  flagNumberInputSchema,
+  MAX_FLAG_PERIOD_MS,
+  messageStatusInputSchema,
+  PARTNER_EVENT_FIELDS,
+  partnerEventInputSchema,
+  sendMessageInputSchema,
+  sessionChangeInputSchema,
+  unassignAgentInputSchema,
+  type AssignAgentInput,
+  type AssignAgentResult,
+  type BotReplyInput,
+  type BotReplyResult,
+  type CustomerMessageInput,
+  type CustomerMessageResult,
+  type FlagNumberInput,
+  type MessageResult,
+  type MessageStatusInput,
+  type PartnerEventInput,
+  type PartnerEventResult,
+  type SendMessageInput,
+  type SessionChangeInput,
+  type SessionResult,
+  type UnassignAgentInput,
+  type Triggers,
+} from './triggers.js';
 export { ratingWidgetTriggers } from './routes/live-chat.js';

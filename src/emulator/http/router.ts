@@ -39,7 +39,8 @@ export interface RouteResult {
   readonly body?: unknown;
 }
 
-type Awaitable<T> = T | Promise<T>;
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
 
 /** A route. Handlers throw an EmulatorError to answer with an error. */
 export type Route =
