@@ -92,7 +92,7 @@ export class PlatformNetworkError extends PlatformError {
 }
 
 /** The `message` of a platform error body, when it has one. */
-export function errorMessageOf(body: unknown): string | undefined {
+function errorMessageOf(body: unknown): string | undefined {
   if (typeof body === 'object' && body !== null && 'message' in body) {
     const { message } = body;
     return typeof message === 'string' ? message : undefined;

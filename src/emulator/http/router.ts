@@ -117,5 +117,3 @@ export function routeShorthands<A extends boolean>(
       router.add({ method, path: `${base}${path}`, auth, handler } as RouteWithAuth<A>);
   return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') };
 }
-
-export { joinPath } from '../../contract/index.js';
