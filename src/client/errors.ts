@@ -26,7 +26,7 @@ export interface PlatformErrorOptions {
 /**
  * Base class of every error the platform client throws. `code` tells the kind; `status` and
  * `body` are the response's (the platform's error body is `{ status: "ERROR", message,
- * requestId, timestamp }`; see {@link errorMessageOf}).
+ * requestId, timestamp }`, and its `message`, when a string, is in the error's message).
  */
 export abstract class PlatformError extends CodedError<PlatformErrorCode> {
   readonly status: number;
