@@ -6,7 +6,8 @@
  * request on a webhook path comes from the pipeline through {@link serve} (or
  * {@link WebhookPipeline.refuse} for what Node refuses before any listener); an adapter writes
  * only its own 404 for a path outside its mount point and the 500 of a request it could not hand
- * over.
+ * over. (The Express error handler given no receiver has no pipeline: it answers a body parser's
+ * failure with the error body alone.)
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
@@ -121,6 +122,9 @@ export interface Receiver {
   readonly capture: CaptureSettings | undefined;
 }
 
+/** Each adapter's receiver by its pipeline, for code that holds only the controls. */
+const RECEIVERS = new WeakMap<WebhookPipeline, Receiver>();
+
 /**
  * The pipeline of an adapter. Every adapter takes its options this one way: its own keys
  * (`ownKeys`, e.g. `basePath`) sit beside the pipeline's in one object, the pipeline accepts them
@@ -136,7 +140,18 @@ export function receiverOf(
   ownKeys: readonly string[] = [],
 ): Receiver {
   const pipeline = createWebhookPipeline(options, { factory, extraKeys: ownKeys });
-  return { pipeline, capture: captureSettingsOf(options) };
+  const receiver = { pipeline, capture: captureSettingsOf(options) };
+  RECEIVERS.set(pipeline, receiver);
+  return receiver;
+}
+
+/**
+ * The receiver {@link receiverOf} made for `pipeline` (undefined for a pipeline made otherwise):
+ * for the Express error handler, which is given the router's controls and serves through the
+ * router's capture settings.
+ */
+export function receiverFor(pipeline: WebhookPipeline): Receiver | undefined {
+  return RECEIVERS.get(pipeline);
 }
 
 /**
@@ -177,12 +192,8 @@ export function serve(receiver: Receiver, exchange: Exchange): void {
   }
 }
 
-/**
- * Captures the request when asked, accepts its body and sends the answer: the second half of
- * {@link serve}, for an adapter that already holds the body of a request that passed the head
- * checks (the Express error handler's body-parser text).
- */
-export function answer(receiver: Receiver, exchange: Exchange, head: AcceptedHead, body: RequestBody): void {
+/** Captures the request when asked, accepts its body and sends the answer. */
+function answer(receiver: Receiver, exchange: Exchange, head: AcceptedHead, body: RequestBody): void {
   const { pipeline } = receiver;
   try {
     if (receiver.capture) capture(receiver.capture, exchange.headerEntries(), head, body, pipeline.logger);
