@@ -14,7 +14,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // The examples import the package by name, as an app does; here that name is src/ (tsconfig `paths`).
     '^messaging-webhooks$': '<rootDir>/src/index.ts',
-    '^messaging-webhooks/(schemas|emulator|testing|client|redis|fastify|hono|lambda|metrics|otel|relay|cloudflare)$':
+    '^messaging-webhooks/(schemas|emulator|testing|client|redis|fastify|hono|lambda|metrics|otel|relay|cloudflare|adapter)$':
       '<rootDir>/src/$1/index.ts',
   },
   testTimeout: 30000,

@@ -28,6 +28,7 @@ const ENTRIES = [
   'otel',
   'cloudflare',
   'relay',
+  'adapter',
 ];
 const dist = join(import.meta.dirname, '..', 'dist');
 

@@ -1,7 +1,28 @@
 import type { PayloadIssue } from './schemas/index.js';
 import { CodedError } from './util/errors.js';
 
-/** Every error code the receiver answers with, each with its HTTP status. */
+/** Every error code the receiver answers with (the table below gives each its HTTP status). */
+export type WebhookErrorCode =
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'unsupported_media_type'
+  | 'unsupported_encoding'
+  | 'payload_too_large'
+  | 'request_timeout'
+  | 'headers_too_large'
+  | 'malformed_request'
+  | 'invalid_json'
+  | 'payload_too_complex'
+  | 'body_unreadable'
+  | 'unknown_webhook_type'
+  | 'invalid_payload'
+  | 'queue_full'
+  | 'shutting_down'
+  | 'store_unavailable'
+  | 'claim_held';
+
+/** Each error code's HTTP status; `satisfies` keeps it and {@link WebhookErrorCode} the same set. */
 const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
@@ -21,8 +42,7 @@ const ERROR_STATUS = {
   shutting_down: 503,
   store_unavailable: 503,
   claim_held: 503,
-} as const;
-export type WebhookErrorCode = keyof typeof ERROR_STATUS;
+} as const satisfies Record<WebhookErrorCode, number>;
 
 /**
  * Base class of every error the receiver answers with. `code` is a literal per subclass;

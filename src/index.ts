@@ -16,7 +16,9 @@ export {
   createWebhookRouter,
   type WebhookReceiverControls,
   type WebhookRouter,
+  type WebhookRouterNext,
   type WebhookRouterOptions,
+  type WebhookRouterRequest,
 } from './receiver/express.js';
 export {
   createNodeHandler,
@@ -30,16 +32,31 @@ export {
   type FetchHandlerOptions,
   type FetchWebhookHandler,
 } from './receiver/fetch.js';
-export { webhookErrorHandler } from './receiver/express-errors.js';
-export { createHealthHandler } from './receiver/health.js';
+export type { WaitUntil } from './receiver/web.js';
+export { webhookErrorHandler, type WebhookErrorHandler } from './receiver/express-errors.js';
+export { createHealthHandler, type HealthSource } from './receiver/health.js';
 export { createWebhookPipeline, type WebhookHealth, type WebhookPipeline } from './pipeline/pipeline.js';
-export type { DedupeOptions, WebhookPipelineOptions } from './pipeline/options.js';
-export type { WebhookStats } from './pipeline/stats.js';
+export type { DedupeOptions, PipelineOptionsCheck, WebhookPipelineOptions } from './pipeline/options.js';
+export type { StatCounter, StatsBucket, TypeStats, WebhookStats } from './pipeline/stats.js';
+export type {
+  AcceptedHead,
+  RequestBody,
+  RequestHead,
+  RequestTracer,
+  WebhookObserver,
+} from './pipeline/types.js';
+export type { LoggerOptions } from './logger.js';
+export type { DedupeKeyFn } from './dedupe/keys.js';
+export type { JobObserver, JobRunner, JobTracer } from './dispatch/runner.js';
 
 // Callbacks and what they receive.
 export type {
+  AnyWebhookJob,
+  BackoffOptions,
   DeadLetter,
   Dispatcher,
+  DispatcherCounts,
+  EnqueueOutcome,
   InvalidPayload,
   RetryOptions,
   UnfinishedJob,
@@ -51,15 +68,23 @@ export type {
 
 // The in-memory defaults, to configure or replace.
 export type { ClaimedEnqueueOutcome, DedupeStore } from './dedupe/types.js';
-export { createMemoryDedupeStore } from './dedupe/memory.js';
-export { createMemoryDispatcher } from './dispatch/memory.js';
+export { createMemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe/memory.js';
+export { createMemoryDispatcher, type MemoryDispatcherOptions } from './dispatch/memory.js';
 
 // Files: spilled and dead-lettered events, captured requests.
-export { createJsonlSink, deadLettersToJsonl, spillToJsonl, type JsonlSink } from './capture/jsonl.js';
+export {
+  createJsonlSink,
+  deadLettersToJsonl,
+  spillToJsonl,
+  type DeadLetterJsonl,
+  type JsonlSink,
+  type JsonlSinkOptions,
+} from './capture/jsonl.js';
 export type { CaptureRecord, CaptureSink } from './capture/types.js';
 
 // Errors: every refusal is a WebhookError with a code and its HTTP status.
-export { WebhookError, type WebhookErrorCode } from './errors.js';
+export { WebhookError, type HttpAnswer, type WebhookErrorCode } from './errors.js';
+export { CodedError } from './util/errors.js';
 
 // Payload types, and the two helpers that read payloads.
 export type {
@@ -77,7 +102,14 @@ export type {
   WebhookType,
 } from './schemas/index.js';
 export { isChatbotV2, reactionOf } from './schemas/index.js';
-export type { DeliveryStateChange } from './delivery/tracker.js';
+export type {
+  DeliveryIgnoreReason,
+  DeliveryStateChangeBase,
+  DeliveryStateApplied,
+  DeliveryStateChange,
+  DeliveryStateIgnored,
+  StatusTrackingOption,
+} from './delivery/tracker.js';
 
 // Bots: handlers by filter, text and middleware, composed across files; replies; conversation state.
 export {

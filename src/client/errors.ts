@@ -26,7 +26,7 @@ export interface PlatformErrorOptions {
 /**
  * Base class of every error the platform client throws. `code` tells the kind; `status` and
  * `body` are the response's (the platform's error body is `{ status: "ERROR", message,
- * requestId, timestamp }`; see {@link errorMessageOf}).
+ * requestId, timestamp }`, and its `message`, when a string, is in the error's message).
  */
 export abstract class PlatformError extends CodedError<PlatformErrorCode> {
   readonly status: number;
@@ -92,7 +92,7 @@ export class PlatformNetworkError extends PlatformError {
 }
 
 /** The `message` of a platform error body, when it has one. */
-export function errorMessageOf(body: unknown): string | undefined {
+function errorMessageOf(body: unknown): string | undefined {
   if (typeof body === 'object' && body !== null && 'message' in body) {
     const { message } = body;
     return typeof message === 'string' ? message : undefined;

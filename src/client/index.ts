@@ -51,7 +51,19 @@ export type {
   PlatformOperation,
   ResultOf,
 } from '../contract/operation.js';
-export * from './errors.js';
+export {
+  PlatformBadRequestError,
+  PlatformConflictError,
+  PlatformError,
+  PlatformForbiddenError,
+  PlatformHttpError,
+  PlatformNetworkError,
+  PlatformNotFoundError,
+  PlatformResponseValidationError,
+  PlatformUnauthorizedError,
+  type PlatformErrorCode,
+  type PlatformErrorOptions,
+} from './errors.js';
 export type {
   AgentChatLimitChange,
   AgentMessage,

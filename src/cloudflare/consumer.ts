@@ -50,7 +50,7 @@ export interface QueueConsumerOptions extends LoggerOptions {
 }
 
 /** The keys of {@link QueueConsumerOptions}; anything else throws at construction. */
-export const QUEUE_CONSUMER_OPTION_KEYS = optionKeys<QueueConsumerOptions>()([
+const QUEUE_CONSUMER_OPTION_KEYS = optionKeys<QueueConsumerOptions>()([
   'handlers',
   'maxRetries',
   'backoff',

@@ -32,7 +32,7 @@ export interface DurableObjectDedupeStoreOptions {
 }
 
 /** The keys of {@link DurableObjectDedupeStoreOptions}; anything else throws at construction. */
-export const DURABLE_OBJECT_DEDUPE_STORE_OPTION_KEYS = optionKeys<DurableObjectDedupeStoreOptions>()([
+const DURABLE_OBJECT_DEDUPE_STORE_OPTION_KEYS = optionKeys<DurableObjectDedupeStoreOptions>()([
   'namespace',
   'ttlMs',
   'leaseMs',

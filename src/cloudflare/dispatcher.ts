@@ -20,7 +20,7 @@ export interface QueuesDispatcherOptions {
 }
 
 /** The keys of {@link QueuesDispatcherOptions}; anything else throws at construction. */
-export const QUEUES_DISPATCHER_OPTION_KEYS = optionKeys<QueuesDispatcherOptions>()(['queue']);
+const QUEUES_DISPATCHER_OPTION_KEYS = optionKeys<QueuesDispatcherOptions>()(['queue']);
 
 /**
  * An accepted event too large for one Queues message. The pipeline logs it and answers 503, as

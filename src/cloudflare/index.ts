@@ -41,6 +41,24 @@ export type {
   QueueProducer,
   QueueSendOptions,
 } from './bindings.js';
-export * from './dispatcher.js';
-export * from './consumer.js';
-export * from './dedupe-store.js';
+export {
+  createQueuesDispatcher,
+  QUEUE_MESSAGE_LIMIT,
+  QueueMessageTooLargeError,
+  type QueuesDispatcher,
+  type QueuesDispatcherOptions,
+} from './dispatcher.js';
+export {
+  createQueueConsumer,
+  DEFAULT_QUEUE_MAX_RETRIES,
+  type QueueConsumer,
+  type QueueConsumerOptions,
+} from './consumer.js';
+export {
+  createDurableObjectDedupeStore,
+  DEFAULT_DURABLE_OBJECT_LEASE_MS,
+  DurableObjectClaimPendingError,
+  WebhookDedupeObject,
+  type DurableObjectDedupeStore,
+  type DurableObjectDedupeStoreOptions,
+} from './dedupe-store.js';

@@ -149,7 +149,7 @@ export type InputOf<O extends PlatformOperation> = (O extends { readonly params:
 const PARAM = /\{(\w+)\}/g;
 
 /** Joins a prefix and a path: `joinPath('/api/', '/Messaging/x')` is `/api/Messaging/x`. */
-export function joinPath(prefix: string, path: string): string {
+function joinPath(prefix: string, path: string): string {
   const trimmed = prefix.replace(/\/+$/, '');
   return `${trimmed}${path.startsWith('/') ? path : `/${path}`}`;
 }

@@ -3,7 +3,7 @@ import type { WebhookPayloads, WebhookType } from '../schemas/index.js';
 
 /**
  * Derives an event's identity for deduplication; undefined means "do not deduplicate". The
- * pipeline never stores the identity itself, only its digest (see {@link digestDedupeKey}), so a
+ * pipeline never stores the identity itself, only its digest (`digestDedupeKey`), so a
  * custom function may return a string of any length and content.
  */
 export type DedupeKeyFn<T extends WebhookType> = (payload: WebhookPayloads[T]) => string | undefined;

@@ -6,14 +6,14 @@ import { DELIVERY_PROGRESS, DELIVERY_STATUSES, type DeliveryStatus } from '../sc
 export type DeliveryIgnoreReason = 'regression' | 'repeat' | 'after-failure' | 'unlisted';
 
 /** Fields of every {@link DeliveryStateChange}. */
-interface DeliveryStateChangeBase {
+export interface DeliveryStateChangeBase {
   readonly gstId: string;
   /** The tracked state before the receipt (undefined for the first receipt seen). */
   readonly previous: DeliveryStatus | undefined;
 }
 
 /** A receipt that moved its message's state forward: `current` is the status it reported. */
-interface DeliveryStateApplied extends DeliveryStateChangeBase {
+export interface DeliveryStateApplied extends DeliveryStateChangeBase {
   readonly applied: true;
   /** The status the receipt reported, now the tracked state. */
   readonly reported: DeliveryStatus;
@@ -23,7 +23,7 @@ interface DeliveryStateApplied extends DeliveryStateChangeBase {
 }
 
 /** A receipt that left its message's state as it was, and why. */
-interface DeliveryStateIgnored extends DeliveryStateChangeBase {
+export interface DeliveryStateIgnored extends DeliveryStateChangeBase {
   readonly applied: false;
   /** The status the receipt reported (a value the documentation does not list when `ignored` is `unlisted`). */
   readonly reported: string;

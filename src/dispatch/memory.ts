@@ -31,7 +31,7 @@ interface Entry {
 }
 export const DEFAULT_MAX_QUEUE_SIZE = 10_000;
 
-interface MemoryDispatcherOptions {
+export interface MemoryDispatcherOptions {
   readonly runner: JobRunner;
   /** Callbacks running at once, across conversations. @default 16 */
   readonly concurrency?: number | undefined;

@@ -2,7 +2,7 @@ import { AgentUnavailableError, ConflictError, NotFoundError } from './errors.js
 import type { EmulatorChatParticipant, EmulatorState, EmulatorUser } from './state/index.js';
 
 /** Why a user cannot take a chat now, or undefined when they can. */
-export function agentUnavailableReason(
+function agentUnavailableReason(
   state: EmulatorState,
   user: EmulatorUser,
   participant: EmulatorChatParticipant,

@@ -41,13 +41,30 @@ export { ClockValueError, createClock, createRealTimeClock, MAX_EMULATOR_TIME } 
 export type { EmulatorClock, ClockOptions, RealTimeClockOptions } from './clock.js';
 export { createSeededRandom } from './random.js';
 export type { RandomSource } from './random.js';
-export * from './errors.js';
+export {
+  AgentUnavailableError,
+  BadRequestError,
+  ConflictError,
+  EMULATOR_ERROR_STATUS,
+  EmulatorError,
+  ForbiddenError,
+  IllegalTransitionError,
+  InternalError,
+  MethodNotAllowedError,
+  NotFoundError,
+  NumberFlaggedError,
+  PayloadTooLargeError,
+  SessionNotSupportedError,
+  UnauthorizedError,
+  type EmulatorErrorCode,
+  type EmulatorErrorOptions,
+  type ErrorBody,
+} from './errors.js';
 export type { EmulatorContext, EmulatorPrefixes, RouteGroup } from './context.js';
-export { createRouter, joinPath } from './http/router.js';
-export type { EmulatorFetch } from './http/in-process.js';
 export type {
   AuthContext,
   AuthedRouteRequest,
+  Awaitable,
   HttpMethod,
   Route,
   RouteRequest,
@@ -55,8 +72,8 @@ export type {
   Router,
   RouteTable,
 } from './http/router.js';
-export { parseBody } from './http/validate.js';
-export { toPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
+export type { EmulatorFetch } from './http/in-process.js';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './http/page.js';
 export type {
   DeliveryAttempt,
   DeliveryCloseReport,
@@ -65,10 +82,108 @@ export type {
   DeliveryRetryOptions,
   DeliveryState,
 } from './emit/delivery.js';
-export type { Fault, FaultKind, FaultProbabilities, QueuedFault } from './emit/faults.js';
+export {
+  faultProbabilitiesSchema,
+  faultSchema,
+  queuedFaultSchema,
+  type Fault,
+  type FaultKind,
+  type FaultProbabilities,
+  type QueuedFault,
+} from './emit/faults.js';
+export type { Payload } from './emit/payloads.js';
 export { CONTROL_PREFIX } from './routes/control.js';
-export { assignAgent, unassignAgent, agentUnavailableReason } from './agents.js';
+export { assignAgent, unassignAgent } from './agents.js';
 export type { AssignmentOutcome } from './agents.js';
-export * from './state/index.js';
-export * from './triggers.js';
+export {
+  applySeed,
+  CHANNELS,
+  chatParticipantRecordSchema,
+  chatParticipantSeedSchema,
+  clientRecordSchema,
+  clientSeedSchema,
+  createDefaultSeed,
+  DEFAULT_API_KEYS,
+  DEFAULT_RETENTION,
+  emulatorSeedSchema,
+  emulatorSnapshotSchema,
+  LIVE_CHAT_ROLES,
+  loadSnapshot,
+  MAX_BODY_DEPTH,
+  MAX_SNAPSHOT_DEPTH,
+  NUMBER_KINDS,
+  numberRecordSchema,
+  numberSeedSchema,
+  outboundMessageRecordSchema,
+  parseSnapshot,
+  ratingWidgetRecordSchema,
+  SeedError,
+  sessionRecordSchema,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  snapshotRecords,
+  StateConflictError,
+  takeSnapshot,
+  teamRecordSchema,
+  teamSeedSchema,
+  userRecordSchema,
+  userSeedSchema,
+  webhookConfigFor,
+  webhookConfigRecordSchema,
+  type ChatParticipantSeed,
+  type ClientSeed,
+  type EmulatorChatParticipant,
+  type EmulatorClient,
+  type EmulatorNumber,
+  type EmulatorSeed,
+  type EmulatorSnapshot,
+  type EmulatorSnapshotInput,
+  type EmulatorState,
+  type EmulatorTeam,
+  type EmulatorUser,
+  type Listing,
+  type LiveChatRole,
+  type NumberKind,
+  type NumberRecord,
+  type NumberSeed,
+  type OutboundMessage,
+  type RatingWidgetTrigger,
+  type RetentionOptions,
+  type SessionState,
+  type StoredWebhookConfig,
+  type TeamSeed,
+  type UserSeed,
+  type Sequence,
+  type SequenceQuery,
+  type WithReadonly,
+} from './state/index.js';
+export {
+  assignAgentInputSchema,
+  botReplyInputSchema,
+  customerMessageInputSchema,
+  flagNumberInputSchema,
+  MAX_FLAG_PERIOD_MS,
+  messageStatusInputSchema,
+  PARTNER_EVENT_FIELDS,
+  partnerEventInputSchema,
+  sendMessageInputSchema,
+  sessionChangeInputSchema,
+  unassignAgentInputSchema,
+  type AssignAgentInput,
+  type AssignAgentResult,
+  type BotReplyInput,
+  type BotReplyResult,
+  type CustomerMessageInput,
+  type CustomerMessageResult,
+  type FlagNumberInput,
+  type MessageResult,
+  type MessageStatusInput,
+  type PartnerEventInput,
+  type PartnerEventResult,
+  type SendMessageInput,
+  type SessionChangeInput,
+  type SessionResult,
+  type UnassignAgentInput,
+  type Triggers,
+} from './triggers.js';
 export { ratingWidgetTriggers } from './routes/live-chat.js';

@@ -44,10 +44,7 @@ export interface TraceWebhooksOptions {
 }
 
 /** The keys of {@link TraceWebhooksOptions}; anything else throws. */
-export const TRACE_WEBHOOKS_OPTION_KEYS = optionKeys<TraceWebhooksOptions>()([
-  'tracerProvider',
-  'propagator',
-]);
+const TRACE_WEBHOOKS_OPTION_KEYS = optionKeys<TraceWebhooksOptions>()(['tracerProvider', 'propagator']);
 
 /** Tracing started by {@link traceWebhooks}. */
 export interface WebhookTracing {

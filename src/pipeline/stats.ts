@@ -1,6 +1,17 @@
 import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
 
 /** Counters kept per webhook type. */
+export type StatCounter =
+  | 'received'
+  | 'acked'
+  | 'duplicates'
+  | 'invalid'
+  | 'rejected'
+  | 'succeeded'
+  | 'failed'
+  | 'deadLettered'
+  | 'unlistedEnumValues';
+/** Every {@link StatCounter}, in the order `stats()` lists them; the type check keeps the two the same set. */
 const STAT_COUNTERS = [
   'received',
   'acked',
@@ -11,8 +22,10 @@ const STAT_COUNTERS = [
   'failed',
   'deadLettered',
   'unlistedEnumValues',
-] as const;
-export type StatCounter = (typeof STAT_COUNTERS)[number];
+] as const satisfies readonly StatCounter[];
+type MissingCounter = Exclude<StatCounter, (typeof STAT_COUNTERS)[number]>;
+const EVERY_COUNTER_LISTED: [MissingCounter] extends [never] ? true : MissingCounter = true;
+void EVERY_COUNTER_LISTED;
 
 /**
  * The counter an answer adds to, besides `received`: `acked` for a 2xx (duplicates included),
@@ -27,7 +40,7 @@ export function answerCounter(status: number): 'acked' | 'invalid' | 'rejected' 
 }
 
 /** Counts for one webhook type. `queued` and `running` are current gauges; the rest are totals. */
-type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
+export type TypeStats = Record<StatCounter, number> & { readonly queued: number; readonly running: number };
 
 /**
  * Counts per webhook type; `unknown` holds requests whose type could not be told (a 404, or a

@@ -85,7 +85,9 @@ export type RequestBody = { readonly raw: Uint8Array | string } | { readonly par
 
 /**
  * The framework-free webhook pipeline: authenticate → parse → validate → dedupe → enqueue → ack.
- * Adapters (Express, node:http) supply the request head and body and write the answer.
+ * Adapters supply the request head and body and write the answer, through the seam of
+ * `messaging-webhooks/adapter` (`serve`), as the built-in ones do (Express, node:http, fetch,
+ * Fastify, Hono, Lambda; Cloudflare Workers through fetch).
  */
 export interface WebhookPipeline {
   /** Largest accepted body, in bytes. */

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import {
   BodyUnreadableError,
   PayloadTooLargeError,
@@ -7,7 +7,8 @@ import {
 } from '../errors.js';
 
 /**
- * Collects a request body up to `limit` bytes and calls `done` once: with the body, or with a
+ * Collects a request body (a node stream: node:http's and http2's requests, Express's, Koa's
+ * `ctx.req`) up to `limit` bytes and calls `done` once: with the body, or with a
  * {@link WebhookError}: 413 past the limit (the rest of the stream is discarded, not buffered),
  * 400 when the stream fails, 408 when the whole body has not arrived within `timeoutMs` (a body
  * trickled byte by byte, or shorter than its Content-Length: Node's own 300 s requestTimeout is
@@ -18,7 +19,7 @@ import {
  * request on the hot path, and the promise's microtask turn is measurable there.
  */
 export function collectBody(
-  req: IncomingMessage,
+  req: Readable,
   limit: number,
   done: (error: WebhookError | undefined, body: Buffer) => void,
   timeoutMs = Infinity,

@@ -1,8 +1,13 @@
 /**
- * The one seam between the pipeline and the frameworks. An adapter describes a request as an
- * {@link Exchange} (its head, how to read or discard its body, how to send an answer) and hands
- * it to {@link serve}, which runs it through the pipeline: head checks, Content-Encoding, body,
- * capture, accept, and every failure path. No adapter writes an answer of its own.
+ * The one seam between the pipeline and the frameworks, public as `messaging-webhooks/adapter`.
+ * An adapter describes a request as an {@link Exchange} (its head, how to read or discard its
+ * body, how to send an answer) and hands it to {@link serve}, which runs it through the pipeline:
+ * head checks, Content-Encoding, body, capture, accept, and every failure path. Every answer to a
+ * request on a webhook path comes from the pipeline through {@link serve} (or
+ * {@link WebhookPipeline.refuse} for what Node refuses before any listener); an adapter writes
+ * only its own 404 for a path outside its mount point and the 500 of a request it could not hand
+ * over. (The Express error handler given no receiver has no pipeline: it answers a body parser's
+ * failure with the error body alone.)
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
@@ -30,8 +35,15 @@ export type HeaderEntries = Iterable<readonly [string, string | readonly string[
 
 /**
  * One request as an adapter presents it to {@link serve}: the head the pipeline checks (method,
- * path and query below the mount point, headers) and the adapter's few functions. Implemented by
- * one object per request (a class), so the seam allocates nothing of its own.
+ * path and query below the mount point, headers) and the adapter's few functions. The built-in
+ * adapters implement it with one object per request (a class with these methods on its
+ * prototype), so a request costs that object, the body and {@link serve}'s one callback for the
+ * body read.
+ *
+ * `serve` calls the methods in this order: `header` (the head checks), then either `discard` and
+ * `send` (a refusal before the body), or `contentEncoding`, `readBody`, then `headerEntries` (when
+ * capture is on), `accepting`, and `send`. Exactly one `send` per request, never a throw out of
+ * `serve`: a method that throws is logged and answered 500.
  */
 export interface Exchange extends RequestHead {
   /**
@@ -39,13 +51,18 @@ export interface Exchange extends RequestHead {
    * header, or a body a parser upstream already decoded).
    */
   contentEncoding(): string | undefined;
-  /** Leaves the body unread: a node stream is drained so that its socket does not stall. */
+  /**
+   * Leaves the body unread (the request was refused before it): a node stream is drained so that
+   * its socket does not stall; a web `Request` needs nothing.
+   */
   discard(): void;
   /**
    * Reads the body up to `limit` bytes within `timeoutMs` and calls `done` once: with the body,
    * or with the refusal (413 past the limit, 408 past the deadline, 400 for an unreadable body).
    * `declaredLength` is the head's reading of Content-Length ({@link AcceptedHead.declaredLength}),
-   * for an adapter that reads a declared body differently from a streamed one.
+   * for an adapter that reads a declared body differently from a streamed one. A node stream can
+   * be read with `collectBody`; a body a parser upstream already produced is handed over as
+   * `{ parsed }` (then `contentEncoding()` returns undefined: the parser decoded it).
    */
   readBody(
     limit: number,
@@ -55,13 +72,17 @@ export interface Exchange extends RequestHead {
   ): void;
   /** The request headers, for a capture. */
   headerEntries(): HeaderEntries;
-  /** Writes the answer (at most once: a second call is ignored). */
+  /**
+   * Writes the answer: `status`, `headers` (content-type and, on a 408, `connection: close`) and
+   * the JSON `body`, through the framework's own response API. At most once: a second call is
+   * ignored.
+   */
   send(answer: HttpAnswer): void;
   /** Called with the head just before the body is accepted (the fetch adapter's `waitUntil`). */
   accepting?(head: AcceptedHead): void;
 }
 
-/** The body handed on with a refusal (`serve` does not read it) or for a request without one. */
+/** The body to hand `readBody`'s `done` with a refusal (`serve` does not read it). */
 export const NO_BODY: RequestBody = { raw: '' };
 
 /** A header of node's `req.headers` (Express, node:http, Fastify): the first of repeated values. */
@@ -90,17 +111,28 @@ function encodingError(value: string | undefined): UnsupportedEncodingError | un
     : new UnsupportedEncodingError(coding);
 }
 
-/** What {@link serve} needs besides the request: the pipeline and the capture settings. */
+/**
+ * What {@link serve} needs besides the request: the pipeline and the capture settings. Made once
+ * per adapter instance by {@link receiverOf}.
+ */
 export interface Receiver {
+  /** The pipeline the adapter's controls (`controlsOf`) and its own refusals go to. */
   readonly pipeline: WebhookPipeline;
   /** Undefined when capture is off. */
   readonly capture: CaptureSettings | undefined;
 }
 
+/** Each adapter's receiver by its pipeline, for code that holds only the controls. */
+const RECEIVERS = new WeakMap<WebhookPipeline, Receiver>();
+
 /**
  * The pipeline of an adapter. Every adapter takes its options this one way: its own keys
  * (`ownKeys`, e.g. `basePath`) sit beside the pipeline's in one object, the pipeline accepts them
- * as known, and the adapter reads them from the same object.
+ * as known, and the adapter reads them from the same object. `factory` names the adapter in the
+ * errors a bad option throws (`koaWebhooks: unknown option 'tokn' (did you mean 'token'?)`).
+ *
+ * @example
+ * const receiver = receiverOf(options, 'koaWebhooks', ['basePath']);
  */
 export function receiverOf(
   options: WebhookPipelineOptions,
@@ -108,14 +140,28 @@ export function receiverOf(
   ownKeys: readonly string[] = [],
 ): Receiver {
   const pipeline = createWebhookPipeline(options, { factory, extraKeys: ownKeys });
-  return { pipeline, capture: captureSettingsOf(options) };
+  const receiver = { pipeline, capture: captureSettingsOf(options) };
+  RECEIVERS.set(pipeline, receiver);
+  return receiver;
+}
+
+/**
+ * The receiver {@link receiverOf} made for `pipeline` (undefined for a pipeline made otherwise):
+ * for the Express error handler, which is given the router's controls and serves through the
+ * router's capture settings.
+ */
+export function receiverFor(pipeline: WebhookPipeline): Receiver | undefined {
+  return RECEIVERS.get(pipeline);
 }
 
 /**
  * Runs one request through the pipeline: head checks before the body (a wrong token costs no
- * body read), Content-Encoding, the body, then the answer. Never throws: a failure inside the
- * library is logged and answered 500. Callbacks, not promises, on this path: it runs once per
- * request and each promise turn shows in the benchmark.
+ * body read), Content-Encoding (anything but identity is a 415), the body (413, 408, 400 from
+ * `readBody`), capture, then the answer, always through `exchange.send` exactly once. Never
+ * throws: a failure inside the library or the exchange is logged and answered 500. Returns
+ * before the answer when the body is read asynchronously; an adapter that must wait for it (a
+ * framework whose handler returns a promise) resolves that promise in `send`. Callbacks, not
+ * promises, on this path: it runs once per request and each promise turn shows in the benchmark.
  */
 export function serve(receiver: Receiver, exchange: Exchange): void {
   const { pipeline } = receiver;
@@ -147,7 +193,7 @@ export function serve(receiver: Receiver, exchange: Exchange): void {
 }
 
 /** Captures the request when asked, accepts its body and sends the answer. */
-export function answer(receiver: Receiver, exchange: Exchange, head: AcceptedHead, body: RequestBody): void {
+function answer(receiver: Receiver, exchange: Exchange, head: AcceptedHead, body: RequestBody): void {
   const { pipeline } = receiver;
   try {
     if (receiver.capture) capture(receiver.capture, exchange.headerEntries(), head, body, pipeline.logger);
@@ -193,9 +239,14 @@ function fail(pipeline: WebhookPipeline, exchange: Exchange, error: unknown): vo
 /** Headers never written to a capture. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
-/** The capture sink of a receiver and the header that carries its token. */
-interface CaptureSettings {
+/**
+ * The capture sink of a receiver and the header that carries its token (never written to a
+ * capture). Set by {@link receiverOf} from the `capture` option.
+ */
+export interface CaptureSettings {
+  /** The `capture` option: called once per request that passed the head checks. */
   readonly sink: CaptureSink;
+  /** The header carrying the token (lower-case), dropped from every capture. */
   readonly tokenHeader: string;
 }
 

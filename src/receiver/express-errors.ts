@@ -6,10 +6,11 @@ import {
   toErrorResponse,
   UnsupportedEncodingError,
   UnsupportedMediaTypeError,
-  WebhookError,
+  type WebhookError,
 } from '../errors.js';
+import type { RequestBody } from '../pipeline/index.js';
 import type { WebhookReceiverControls } from './controls.js';
-import { answer } from './core.js';
+import { NO_BODY, receiverFor, serve } from './core.js';
 import type { WebhookRouterNext, WebhookRouterRequest } from './express.js';
 import { NodeExchange, send } from './handle.js';
 
@@ -41,6 +42,36 @@ function webhookErrorOf(error: BodyParserError, req: WebhookRouterRequest): Webh
       return new UnsupportedEncodingError(req.headers['content-encoding'] ?? '');
     default:
       return new BodyUnreadableError(error.message, { cause: error });
+  }
+}
+
+/**
+ * A request a body parser refused, as the seam's exchange: its body is the parser's failure, or
+ * for bad JSON the text the parser could not parse (the pipeline's own parse then answers it, as
+ * without the parser, and `onInvalid` sees it). Its Content-Encoding was the parser's to decode
+ * or refuse (body-parser inflates gzip, deflate and br itself), so the seam does not check it again.
+ */
+class RefusedBodyExchange extends NodeExchange {
+  constructor(
+    req: WebhookRouterRequest,
+    res: ServerResponse,
+    private readonly failure: WebhookError,
+    private readonly text: string | undefined,
+  ) {
+    super(req, res, req.url);
+  }
+
+  override contentEncoding(): undefined {
+    return undefined;
+  }
+
+  override readBody(
+    _limit: number,
+    _timeoutMs: number,
+    done: (error: WebhookError | undefined, body: RequestBody) => void,
+  ): void {
+    if (this.text === undefined) done(this.failure, NO_BODY);
+    else done(undefined, { raw: this.text });
   }
 }
 
@@ -77,17 +108,17 @@ export function webhookErrorHandler(receiver?: WebhookReceiverControls): Webhook
     }
     const failure = webhookErrorOf(error, req);
     if (receiver === undefined) {
+      // No pipeline to answer through: the error body alone, neither checked nor counted.
       send(res, toErrorResponse(failure));
       return;
     }
-    const { pipeline } = receiver;
-    const exchange = new NodeExchange(req, res, req.url);
-    const head = pipeline.head(exchange);
-    if (head instanceof WebhookError) send(res, toErrorResponse(head));
-    // The text the parser refused goes through the pipeline's own parse: the same answer as
-    // without express.json(), and onInvalid sees it.
-    else if (failure instanceof InvalidJsonError && typeof error.body === 'string')
-      answer({ pipeline, capture: undefined }, exchange, head, { raw: error.body });
-    else send(res, pipeline.refuse(head, failure));
+    // Through the seam, as the router would have served it: head checks (a wrong token is a
+    // 401), capture with the receiver's settings, the pipeline's answer, every failure path.
+    const text =
+      failure instanceof InvalidJsonError && typeof error.body === 'string' ? error.body : undefined;
+    serve(
+      receiverFor(receiver.pipeline) ?? { pipeline: receiver.pipeline, capture: undefined },
+      new RefusedBodyExchange(req, res, failure, text),
+    );
   };
 }

@@ -88,13 +88,7 @@ class FastifyExchange implements Exchange {
     done: (error: WebhookError | undefined, body: RequestBody) => void,
   ): void {
     if (this.stream === undefined) done(undefined, NO_BODY);
-    else
-      collectBody(
-        this.stream as FastifyRequest['raw'],
-        limit,
-        (error, raw) => done(error, { raw }),
-        timeoutMs,
-      );
+    else collectBody(this.stream, limit, (error, raw) => done(error, { raw }), timeoutMs);
   }
 
   headerEntries(): HeaderEntries {

@@ -82,7 +82,7 @@ export interface ReplicaAckOptions {
 }
 
 /** The keys of {@link ReplicaAckOptions}. */
-export const REPLICA_ACK_OPTION_KEYS = optionKeys<ReplicaAckOptions>()(['replicas', 'timeoutMs']);
+const REPLICA_ACK_OPTION_KEYS = optionKeys<ReplicaAckOptions>()(['replicas', 'timeoutMs']);
 
 /**
  * An enqueue refused because its job could not be shown to be on enough replicas: they did not

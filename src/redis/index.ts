@@ -31,16 +31,48 @@ export {
   type PersistenceCheckOptions,
   type RedisPersistence,
 } from './persistence.js';
-export * from './dedupe-store.js';
-export * from './dispatcher.js';
+export {
+  createRedisDedupeStore,
+  DedupeClaimPendingError,
+  DEFAULT_DEDUPE_LEASE_MS,
+  DEFAULT_DEDUPE_PREFIX,
+  type RedisDedupeStore,
+  type RedisDedupeStoreOptions,
+} from './dedupe-store.js';
+export {
+  createBullMQDispatcher,
+  RedisReplicationError,
+  type BullMQDispatcher,
+  type BullMQDispatcherOptions,
+  type ReplicaAckOptions,
+} from './dispatcher.js';
 export {
   DEFAULT_KEEP_COMPLETED_MS,
   DEFAULT_PARTITIONS,
   DEFAULT_QUEUE_NAME,
   type QueueTopology,
 } from './queues.js';
-export * from './worker.js';
+export {
+  createWorker,
+  type DeadLetterRecord,
+  type WebhookWorker,
+  type WebhookWorkerOptions,
+  type WorkerHealth,
+} from './worker.js';
 export { REDIS_NAME_ENV, sharedRedisNames, type RedisNameSource, type SharedRedisNames } from './names.js';
 export { type ComponentHealth } from './health.js';
-export * from './dlq.js';
-export * from './session-store.js';
+export {
+  createDeadLetterQueue,
+  DeadLetterQueueError,
+  type DeadLetterEntry,
+  type DeadLetterQueue,
+  type DeadLetterQueueOptions,
+  type RedriveOptions,
+  type RedriveReport,
+} from './dlq.js';
+export {
+  createRedisSessionStore,
+  DEFAULT_SESSION_PREFIX,
+  type RedisSessionStore,
+  type RedisSessionStoreOptions,
+} from './session-store.js';

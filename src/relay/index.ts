@@ -18,7 +18,6 @@
 export {
   createRelay,
   RELAY_EVENTS,
-  RELAY_OPTION_KEYS,
   RELAY_PATHS,
   type Relay,
   type RelayBufferStats,
@@ -28,11 +27,10 @@ export {
 } from './relay.js';
 export {
   createRelayListener,
-  RELAY_LISTENER_OPTION_KEYS,
   RelayRefusedError,
   type ForwardReport,
   type RelayListener,
   type RelayListenerOptions,
   type RelayListenerStats,
 } from './listener.js';
-export { createRelayServer, toNodeListener, type FetchHandler } from './node.js';
+export { createRelayServer, type FetchHandler } from './node.js';

@@ -40,7 +40,7 @@ export interface RelayListenerOptions {
 }
 
 /** The keys of {@link RelayListenerOptions}. */
-export const RELAY_LISTENER_OPTION_KEYS = optionKeys<RelayListenerOptions>()([
+const RELAY_LISTENER_OPTION_KEYS = optionKeys<RelayListenerOptions>()([
   'relay',
   'secret',
   'forwardTo',

@@ -46,7 +46,7 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
  * A node:http listener over a web-standard handler (the relay's): what `messaging-webhooks relay`
  * serves. A failure inside the handler is answered 500 without details.
  */
-export function toNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+function toNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return function relayNodeListener(req, res) {
     handler(toRequest(req))
       .then((response) => send(response, res))

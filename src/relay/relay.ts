@@ -41,7 +41,7 @@ export interface RelayOptions extends LoggerOptions {
 }
 
 /** The keys of {@link RelayOptions}; anything else throws at construction. */
-export const RELAY_OPTION_KEYS = optionKeys<RelayOptions>()([
+const RELAY_OPTION_KEYS = optionKeys<RelayOptions>()([
   'secret',
   'token',
   'basePath',

@@ -47,7 +47,8 @@ export function passthroughObject<T extends z.core.$ZodLooseShape>(
   return z.looseObject(shape);
 }
 
-type Branch<K extends string> = z.ZodObject<{ [P in K]: z.ZodLiteral<string> } & z.ZodRawShape>;
+/** A branch of {@link openDiscriminatedUnion}: an object schema whose discriminator `K` is a literal. */
+export type Branch<K extends string> = z.ZodObject<{ [P in K]: z.ZodLiteral<string> } & z.ZodRawShape>;
 
 /** The outcome of {@link OpenDiscriminatedUnion.safeParse}: zod's own result type. */
 export type OpenUnionResult<T> = z.ZodSafeParseResult<T>;

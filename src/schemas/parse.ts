@@ -135,7 +135,7 @@ export function parseWebhook<T extends WebhookType>(
 }
 
 /** Flattens zod issues into dotted paths and messages. */
-export function toPayloadIssues(error: z.ZodError): PayloadIssue[] {
+function toPayloadIssues(error: z.ZodError): PayloadIssue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 }
 

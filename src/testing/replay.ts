@@ -206,7 +206,7 @@ const METHOD_OVERRIDE_PARAMS = new Set([
  * percent-encoded; an absolute or protocol-relative URL; a backslash), nor turn the POST into
  * another method through a query parameter.
  */
-export function refusedReplayPath(path: string): string | undefined {
+function refusedReplayPath(path: string): string | undefined {
   if (/^[a-z][a-z\d+.-]*:/i.test(path) || path.startsWith('//') || path.startsWith('\\'))
     return 'an absolute URL, not a path below the target';
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
@@ -643,7 +643,7 @@ function summariseBody(body: string): string {
 }
 
 /** A readable network error: what failed and where, without a stack. */
-export function describeNetworkError(error: unknown, url: URL): string {
+function describeNetworkError(error: unknown, url: URL): string {
   const code = (error as { code?: unknown } | null)?.code;
   const where = `${url.protocol}//${url.host}`;
   switch (code) {

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createEmulator, createRouter, type Emulator, type RouteRequest } from '../../src/emulator/index.js';
+import { createEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createRouter, type RouteRequest } from '../../src/emulator/http/router.js';
 import { SEED, T0 } from './harness.js';
 
 /*

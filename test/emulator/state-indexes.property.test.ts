@@ -8,8 +8,8 @@
  * taken configuration scope) must throw and change nothing.
  */
 import fc from 'fast-check';
+import { createEmptyState } from '../../src/emulator/state/store.js';
 import {
-  createEmptyState,
   StateConflictError,
   type EmulatorChatParticipant,
   type EmulatorState,

@@ -16,8 +16,8 @@ import {
   MAX_EMULATOR_TIME,
   SnapshotError,
   type EmulatorClock,
-  type RouteGroup,
 } from '../../src/emulator/index.js';
+import type { RouteGroup } from '../../src/emulator/context.js';
 import { BadRequestError } from '../../src/emulator/errors.js';
 import { SEED } from './harness.js';
 

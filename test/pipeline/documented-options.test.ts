@@ -23,11 +23,9 @@ import {
 import { createNodeHandler, createWebhookRouter, type NodeHandlerOptions } from '../../src/receiver/index.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS } from '../../src/redis/option-keys.js';
 import {
-  BULLMQ_DISPATCHER_OPTION_KEYS,
   createBullMQDispatcher,
   createRedisDedupeStore,
   createWorker,
-  WORKER_OPTION_KEYS,
   type BullMQDispatcherOptions,
   type RedisDedupeStoreOptions,
   type WebhookWorkerOptions,
@@ -35,13 +33,15 @@ import {
 import {
   createJsonlCapture,
   fixtures,
-  JSONL_CAPTURE_OPTION_KEYS,
   replay,
-  REPLAY_OPTION_KEYS,
   type JsonlCaptureOptions,
   type ReplayOptions,
 } from '../../src/testing/index.js';
 import { buildAndRelease } from './helpers.js';
+import { BULLMQ_DISPATCHER_OPTION_KEYS } from '../../src/redis/dispatcher.js';
+import { WORKER_OPTION_KEYS } from '../../src/redis/worker.js';
+import { JSONL_CAPTURE_OPTION_KEYS } from '../../src/testing/capture.js';
+import { REPLAY_OPTION_KEYS } from '../../src/testing/replay.js';
 
 /** Every key of `T`, none optional: a literal of this type names each documented option once. */
 type Every<T> = { readonly [K in keyof T]-?: T[K] };

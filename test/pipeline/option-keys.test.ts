@@ -18,21 +18,20 @@ import {
 import type { NodeHandlerOptions, WebhookRouterOptions } from '../../src/receiver/index.js';
 import { REDIS_DEDUPE_STORE_OPTION_KEYS } from '../../src/redis/option-keys.js';
 import {
-  BULLMQ_DISPATCHER_OPTION_KEYS,
-  WORKER_OPTION_KEYS,
   type BullMQDispatcherOptions,
   type RedisDedupeStoreOptions,
   type WebhookWorkerOptions,
 } from '../../src/redis/index.js';
 import {
-  CAPTURE_REDACTION_KEYS,
-  JSONL_CAPTURE_OPTION_KEYS,
-  REPLAY_OPTION_KEYS,
   type CaptureRedaction,
   type JsonlCaptureOptions,
   type ReplayOptions,
 } from '../../src/testing/index.js';
 import { closestName, optionKeys } from '../../src/util/options.js';
+import { BULLMQ_DISPATCHER_OPTION_KEYS } from '../../src/redis/dispatcher.js';
+import { WORKER_OPTION_KEYS } from '../../src/redis/worker.js';
+import { CAPTURE_REDACTION_KEYS, JSONL_CAPTURE_OPTION_KEYS } from '../../src/testing/capture.js';
+import { REPLAY_OPTION_KEYS } from '../../src/testing/replay.js';
 
 // Compile-time checks (`npm run typecheck`): each runtime list of known keys is exactly the keys
 // of its options interface, so adding an option without listing it (it would then be rejected

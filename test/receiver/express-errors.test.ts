@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { createWebhookRouter, webhookErrorHandler } from '../../src/index.js';
+import { createWebhookRouter, webhookErrorHandler, type CaptureRecord } from '../../src/index.js';
 import { fixtures } from '../../src/testing/index.js';
 
 /** An app whose express.json() runs before the router, with the library's error handler after it. */
@@ -89,6 +89,27 @@ describe('webhookErrorHandler: express.json() failures answered with the library
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
     expect(invalid).toEqual([]);
+  });
+
+  // Regression: the handler answered bad JSON beside the seam, so the router's capture never saw it.
+  it('captures bad JSON as the router captures it (token dropped), then answers 400', async () => {
+    const records: CaptureRecord[] = [];
+    const router = createWebhookRouter({ token: 's3cret', capture: (record) => void records.push(record) });
+    const app = express();
+    app.use(express.json());
+    app.use('/webhooks', router);
+    app.use('/webhooks', webhookErrorHandler(router));
+    const res = await request(app)
+      .post('/webhooks/chatbot')
+      .set('x-webhook-token', 's3cret')
+      .set('content-type', 'application/json')
+      .send('{"x":');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ path: '/chatbot', type: 'chatbot', body: '{"x":' });
+    expect(records[0]?.headers).not.toHaveProperty('x-webhook-token');
+    expect(router.stats().chatbot).toMatchObject({ received: 1, invalid: 1 });
   });
 
   it('answers the JSON error without a receiver too', async () => {

@@ -39,7 +39,8 @@ export interface RouteResult {
   readonly body?: unknown;
 }
 
-type Awaitable<T> = T | Promise<T>;
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
 
 /** A route. Handlers throw an EmulatorError to answer with an error. */
 export type Route =
@@ -116,5 +117,3 @@ export function routeShorthands<A extends boolean>(
       router.add({ method, path: `${base}${path}`, auth, handler } as RouteWithAuth<A>);
   return { get: add('GET'), post: add('POST'), put: add('PUT'), delete: add('DELETE') };
 }
-
-export { joinPath } from '../../contract/index.js';

@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import {
   ALWAYS_COPIED_PARTICIPANT_FLAGS,
   chatParticipantTerminateSchema,
-  renderChatParticipant,
   type SystemUser,
   type UserResponse,
 } from '../../schemas/index.js';
+import { renderChatParticipant } from '../../schemas/resources.js';
 import type { EmulatorContext, PlatformHandlers } from '../context.js';
 import { BadRequestError, ConflictError, IllegalTransitionError, NotFoundError } from '../errors.js';
 import {

@@ -3,10 +3,6 @@ import { newId } from '../ids.js';
 import type { z } from 'zod';
 import {
   CREDENTIAL_FIELDS,
-  renderClient,
-  renderSystemUser,
-  renderUserResponse,
-  renderUserSummary,
   userCreditsSchema,
   userUpdateSchema,
   type AgentChatLimitChange,
@@ -18,6 +14,12 @@ import {
   type UserCredits,
   type UserResponse,
 } from '../../schemas/index.js';
+import {
+  renderClient,
+  renderSystemUser,
+  renderUserResponse,
+  renderUserSummary,
+} from '../../schemas/resources.js';
 import type { EmulatorContext, PlatformHandlers } from '../context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import { toPage } from '../http/page.js';

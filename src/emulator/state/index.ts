@@ -4,7 +4,6 @@
  */
 export * from './records.js';
 export {
-  bsuidFor,
   createEmptyState,
   DEFAULT_MEDIA_RETENTION,
   DEFAULT_RETENTION,
@@ -31,4 +30,4 @@ export {
   type EmulatorSnapshotInput,
 } from './snapshot.js';
 export { MAX_BODY_DEPTH, MAX_SNAPSHOT_DEPTH } from './nesting.js';
-export { createSequence, type Sequence, type SequenceQuery } from './sequence.js';
+export type { Sequence, SequenceQuery } from './sequence.js';

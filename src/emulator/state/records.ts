@@ -190,7 +190,7 @@ export const numberRecordSchema = z.object({
   messagingNumber: z.object({ id, number: id, messagingProvider: z.string() }),
   kind: z.enum(NUMBER_KINDS),
 });
-type NumberRecord = z.output<typeof numberRecordSchema>;
+export type NumberRecord = z.output<typeof numberRecordSchema>;
 export type EmulatorNumber = Readonly<Omit<NumberRecord, 'messagingNumber'>> & {
   readonly messagingNumber: Readonly<NumberRecord['messagingNumber']>;
 };

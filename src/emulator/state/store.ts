@@ -621,7 +621,7 @@ export function newChatParticipant(
  * A BSUID for a customer phone number. The BSUID format is not shown in the documentation;
  * the emulator derives a stable `BSUID.<digits>` so the same customer keeps the same id.
  */
-export function bsuidFor(msisdn: string): string {
+function bsuidFor(msisdn: string): string {
   return `BSUID.${msisdn.replace(/\D/g, '')}`;
 }
 

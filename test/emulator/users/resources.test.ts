@@ -10,16 +10,18 @@ import {
   chatParticipantSchema,
   clientSchema,
   MASKED_PASSWORD,
-  renderChatParticipant,
-  renderClient,
-  renderSystemUser,
-  renderUserResponse,
-  renderUserSummary,
   SYSTEM_USER_FIELDS,
   systemUserSchema,
   userResponseSchema,
   userSummarySchema,
 } from '../../../src/schemas/index.js';
+import {
+  renderChatParticipant,
+  renderClient,
+  renderSystemUser,
+  renderUserResponse,
+  renderUserSummary,
+} from '../../../src/schemas/resources.js';
 import { findKeys } from './fixtures.js';
 
 const everyCredential = Object.fromEntries(CREDENTIAL_FIELDS.map((field) => [field, `${field}-secret`]));
