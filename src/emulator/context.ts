@@ -27,6 +27,13 @@ export interface EmulatorContext {
    * alias): the emulator never delivers to itself. The configuration API calls it first.
    */
   readonly refuseSelfDelivery: (body: Readonly<Record<string, unknown>>) => void;
+}
+
+/**
+ * The context of the platform operations' handlers: the route groups' context and what only the
+ * emulator's own operations use (internal: its types are the emulator's, not the package's).
+ */
+export interface PlatformContext extends EmulatorContext {
   /** The events a message in a chat causes (bot-reply and Send an agent message share them). */
   readonly chatEvents: ChatEvents;
   /** How Send an agent message (v2) and its media upload behave (the `agentMessages` option). */

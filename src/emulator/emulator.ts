@@ -9,7 +9,7 @@ import {
   MAX_EMULATOR_TIME,
   type EmulatorClock,
 } from './clock.js';
-import type { EmulatorContext, EmulatorPrefixes } from './context.js';
+import type { EmulatorPrefixes, PlatformContext } from './context.js';
 import { createDeliverer, type DeliveryRetryOptions } from './emit/delivery.js';
 import { createChatEvents, receiptSequenceProblem } from './emit/chat-events.js';
 import { createEmitter } from './emit/emitter.js';
@@ -326,7 +326,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const agentMessages = resolveAgentMessages(options.agentMessages);
   const operations = operationsWithPaths(options.pathOverrides, 'createEmulator');
 
-  const context: EmulatorContext = {
+  const context: PlatformContext = {
     state,
     clock,
     logger,

@@ -18,6 +18,7 @@ export type {
   EmulatorIdleReport,
   EmulatorCloseReport,
   DeliveryFilter,
+  AgentMessageOptions,
 } from './types.js';
 export {
   chatListQuerySchema,
@@ -112,6 +113,7 @@ export {
   MAX_BODY_DEPTH,
   MAX_SNAPSHOT_DEPTH,
   NUMBER_KINDS,
+  mediaRecordSchema,
   numberRecordSchema,
   numberSeedSchema,
   outboundMessageRecordSchema,
@@ -146,8 +148,10 @@ export {
   type NumberKind,
   type NumberRecord,
   type NumberSeed,
+  type MediaRecord,
   type OutboundMessage,
   type RatingWidgetTrigger,
+  type ResolvedRetention,
   type RetentionOptions,
   type SessionState,
   type StoredWebhookConfig,

@@ -235,6 +235,7 @@ export {
   uploadMediaResponseSchema,
   type AgentMessage,
   type AgentMessageChannel,
+  type BlobLike,
   type SendAgentMessageRequest,
   type UploadMediaRequest,
   type UploadMediaResponse,

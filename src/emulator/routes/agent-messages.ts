@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { AGENT_MEDIA_TYPES } from '../../contract/index.js';
 import type { AgentMessage } from '../../schemas/index.js';
-import type { EmulatorContext, PlatformHandlers } from '../context.js';
+import type { PlatformContext, PlatformHandlers } from '../context.js';
 import {
   BadRequestError,
   ConflictError,
@@ -87,7 +87,7 @@ function checkMediaUrl(state: EmulatorState, clientId: string, mediaUrl: string 
  * - uploadAgentMessageMedia: 415 for a media type outside AGENT_MEDIA_TYPES, 413 over
  *   `agentMessages.maxMediaBytes`; keeps the file and answers the URL it is served at.
  */
-export const agentMessageHandlers = (context: EmulatorContext) => {
+export const agentMessageHandlers = (context: PlatformContext) => {
   const { state } = context;
   return {
     sendAgentMessage({ auth, body }) {

@@ -1,5 +1,5 @@
 import type { PlatformOperations } from '../../contract/index.js';
-import type { EmulatorContext, PlatformHandlers } from '../context.js';
+import type { PlatformContext, PlatformHandlers } from '../context.js';
 import { registerOperations } from '../http/operations.js';
 import type { Router } from '../http/router.js';
 import { agentMessageHandlers } from './agent-messages.js';
@@ -15,7 +15,7 @@ import { webhookConfigHandlers } from './webhook-config.js';
  * its handler to one of the groups. The `/_emulator` control routes are not platform operations
  * (routes/control.ts).
  */
-function platformHandlers(context: EmulatorContext): PlatformHandlers {
+function platformHandlers(context: PlatformContext): PlatformHandlers {
   return {
     ...webhookConfigHandlers(context),
     ...numberHandlers(context),
@@ -32,7 +32,7 @@ function platformHandlers(context: EmulatorContext): PlatformHandlers {
  */
 export function registerPlatformOperations(
   router: Router,
-  context: EmulatorContext,
+  context: PlatformContext,
   operations: PlatformOperations,
   options: { readonly checkResponses: boolean },
 ): void {

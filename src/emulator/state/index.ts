@@ -15,6 +15,7 @@ export {
   webhookConfigFor,
   type EmulatorState,
   type Listing,
+  type ResolvedRetention,
   type RetentionOptions,
 } from './store.js';
 export { applySeed, createDefaultSeed, DEFAULT_API_KEYS, SeedError } from './seed.js';

@@ -53,11 +53,8 @@ export interface RetentionOptions {
   readonly mediaBytes?: number;
 }
 
-/** The limits of the records every run makes (the media limits have their own defaults). */
-type RecordRetention = Omit<RetentionOptions, 'media' | 'mediaBytes'>;
-
 /** The defaults of {@link RetentionOptions} but the media ones ({@link DEFAULT_MEDIA_RETENTION}). */
-export const DEFAULT_RETENTION: Readonly<Required<RecordRetention>> = {
+export const DEFAULT_RETENTION: Readonly<Required<Omit<RetentionOptions, 'media' | 'mediaBytes'>>> = {
   closedChats: 10_000,
   messages: 100_000,
   ratingWidgets: 10_000,
@@ -67,7 +64,7 @@ export const DEFAULT_RETENTION: Readonly<Required<RecordRetention>> = {
 export const DEFAULT_MEDIA_RETENTION = { media: 1000, mediaBytes: 256 * 1024 * 1024 } as const;
 
 /** Retention as resolved: every record limit, and the media limits that were given. */
-export type ResolvedRetention = Readonly<Required<RecordRetention>> &
+export type ResolvedRetention = Readonly<Required<Omit<RetentionOptions, 'media' | 'mediaBytes'>>> &
   Pick<RetentionOptions, 'media' | 'mediaBytes'>;
 
 /** A listing in record order, read-only (cursor pages, totals). */
