@@ -39,9 +39,18 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * The exit code a run of the program ends with: set by a command, returned by {@link main} (never
+ * `process.exitCode`, so a run in a test's process leaves that process's own exit code alone).
+ */
+interface ExitStatus {
+  code: number;
+}
+
 /** Runs an action; any error becomes one `error:` line on stderr and exit code 1. */
 function reportingFailures<A extends unknown[]>(
   io: CliIo,
+  exit: ExitStatus,
   action: (...args: A) => Promise<void>,
 ): (...args: A) => Promise<void> {
   return async (...args) => {
@@ -49,7 +58,7 @@ function reportingFailures<A extends unknown[]>(
       await action(...args);
     } catch (error) {
       io.err(`error: ${messageOf(error)}`);
-      process.exitCode = error instanceof CliError ? error.exitCode : 1;
+      exit.code = error instanceof CliError ? error.exitCode : 1;
     }
   };
 }
@@ -79,7 +88,7 @@ function parseVersion(value: string | undefined): ChatbotPayloadVersion | undefi
 }
 
 /** Builds the program (exported for tests that run it in-process). */
-function createProgram(io: CliIo = processIo()): Command {
+function createProgram(io: CliIo, exit: ExitStatus): Command {
   const program = new Command();
   // Before the subcommands are added: they copy the setting when created.
   program.exitOverride();
@@ -181,7 +190,7 @@ function createProgram(io: CliIo = processIo()): Command {
         '  messaging-webhooks emulator --state fixtures/state.json --save-state fixtures/state.json',
     )
     .action(
-      reportingFailures(io, async (options: EmulatorCommandOptions) => {
+      reportingFailures(io, exit, async (options: EmulatorCommandOptions) => {
         // Commands load their modules when run, so `--help` does not load the emulator or Express.
         const { startEmulatorCommand, stopEmulatorCommand } = await import('./emulator.js');
         const emulator = await startEmulatorCommand(options, io);
@@ -218,10 +227,10 @@ function createProgram(io: CliIo = processIo()): Command {
         'Example:\n  messaging-webhooks replay .captures/webhooks.jsonl --to http://localhost:3000/webhooks --speed original',
     )
     .action(
-      reportingFailures(io, async (file: string, options: ReplayCommandOptions) => {
+      reportingFailures(io, exit, async (file: string, options: ReplayCommandOptions) => {
         const { replayCommand } = await import('./replay.js');
         const report = await replayCommand(file, options, io);
-        if (report.failed > 0) process.exitCode = 1;
+        if (report.failed > 0) exit.code = 1;
       }),
     );
 
@@ -239,6 +248,7 @@ function createProgram(io: CliIo = processIo()): Command {
     .action(
       reportingFailures(
         io,
+        exit,
         async (file: string, options: { chatbotPayloadVersion?: string; verbose?: boolean }) => {
           const { validateCommand } = await import('./validate.js');
           const summary = await validateCommand(
@@ -246,7 +256,7 @@ function createProgram(io: CliIo = processIo()): Command {
             { chatbotPayloadVersion: parseVersion(options.chatbotPayloadVersion), verbose: options.verbose },
             io,
           );
-          if (summary.invalid > 0 || summary.unreadable > 0) process.exitCode = 1;
+          if (summary.invalid > 0 || summary.unreadable > 0) exit.code = 1;
         },
       ),
     );
@@ -269,7 +279,7 @@ function createProgram(io: CliIo = processIo()): Command {
         'marketing opt-out, as a timeline of the receiver callbacks. Exits 0 when every check passes.',
     )
     .action(
-      reportingFailures(io, async (options: { capture?: string; keepOpen?: boolean }) => {
+      reportingFailures(io, exit, async (options: { capture?: string; keepOpen?: boolean }) => {
         const { runDemo } = await import('./demo.js');
         const result = await runDemo({
           write: io.out,
@@ -290,16 +300,16 @@ function createProgram(io: CliIo = processIo()): Command {
         'Example:\n  messaging-webhooks openapi --yaml > platform.openapi.yaml',
     )
     .action(
-      reportingFailures(io, async (options: OpenApiCommandOptions) => {
+      reportingFailures(io, exit, async (options: OpenApiCommandOptions) => {
         const { openApiCommand } = await import('./openapi.js');
         await openApiCommand(options, io);
       }),
     );
 
-  addDlqCommands(program, io);
-  addTriggerCommands(program, io);
-  addLogCommands(program, io);
-  addRelayCommands(program, io);
+  addDlqCommands(program, io, exit);
+  addTriggerCommands(program, io, exit);
+  addLogCommands(program, io, exit);
+  addRelayCommands(program, io, exit);
 
   return program;
 }
@@ -336,7 +346,7 @@ function withTopology(command: Command): Command {
 }
 
 /** `dlq list|show|redrive|purge`: the dead letters of the BullMQ worker (`<queueName>-dead`). */
-function addDlqCommands(program: Command, io: CliIo): void {
+function addDlqCommands(program: Command, io: CliIo, exit: ExitStatus): void {
   const dlq = program
     .command('dlq')
     .description('list, show, redrive or purge the dead letters of the Redis (BullMQ) worker')
@@ -351,7 +361,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
   withTopology(dlq.command('list').description('one line per dead letter, oldest first'))
     .addOption(new Option('--limit <n>', 'show at most n').argParser(parseWhole(1, 1_000_000)))
     .action(
-      reportingFailures(io, async (options: DlqCommandOptions & { limit?: number }) => {
+      reportingFailures(io, exit, async (options: DlqCommandOptions & { limit?: number }) => {
         const { listCommand } = await import('./dlq.js');
         await listCommand(options, io);
       }),
@@ -359,7 +369,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
   withTopology(dlq.command('show').description('one dead letter: its payload, error and stack'))
     .argument('<id>', 'dead-letter id (from dlq list)')
     .action(
-      reportingFailures(io, async (id: string, options: DlqCommandOptions) => {
+      reportingFailures(io, exit, async (id: string, options: DlqCommandOptions) => {
         const { showCommand } = await import('./dlq.js');
         await showCommand(id, options, io);
       }),
@@ -376,9 +386,10 @@ function addDlqCommands(program: Command, io: CliIo): void {
     .action(
       reportingFailures(
         io,
+        exit,
         async (ids: string[], options: DlqCommandOptions & { all?: boolean; dryRun?: boolean }) => {
           const { redriveCommand } = await import('./dlq.js');
-          if (!(await redriveCommand(ids, options, io))) process.exitCode = 1;
+          if (!(await redriveCommand(ids, options, io))) exit.code = 1;
         },
       ),
     );
@@ -389,6 +400,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
     .action(
       reportingFailures(
         io,
+        exit,
         async (ids: string[], options: DlqCommandOptions & { all?: boolean; yes?: boolean }) => {
           const { purgeCommand } = await import('./dlq.js');
           await purgeCommand(ids, options, io);
@@ -398,7 +410,7 @@ function addDlqCommands(program: Command, io: CliIo): void {
 }
 
 /** `trigger <kind>`: one subcommand per kind, its options the fields of the kind's control routes. */
-function addTriggerCommands(program: Command, io: CliIo): void {
+function addTriggerCommands(program: Command, io: CliIo, exit: ExitStatus): void {
   const trigger = program
     .command('trigger')
     .description(
@@ -441,8 +453,8 @@ function addTriggerCommands(program: Command, io: CliIo): void {
       command.addOption(option);
     }
     command.action(
-      reportingFailures(io, async (options: TriggerOptions) => {
-        if (!(await triggerCommand(name, options, io))) process.exitCode = 1;
+      reportingFailures(io, exit, async (options: TriggerOptions) => {
+        if (!(await triggerCommand(name, options, io))) exit.code = 1;
       }),
     );
   }
@@ -453,7 +465,7 @@ const WEBHOOK_TYPE_NAMES = ['incoming', 'status', 'session', 'event', 'chatbot']
 const DELIVERY_STATE_NAMES = ['queued', 'held', 'delivering', 'delivered', 'failed'] as const;
 
 /** `logs` and `resend`: the emulator's delivery log from a terminal. */
-function addLogCommands(program: Command, io: CliIo): void {
+function addLogCommands(program: Command, io: CliIo, exit: ExitStatus): void {
   const emulatorOption = (): Option =>
     new Option('--emulator <url>', 'the running emulator')
       .argParser(parseBaseUrl)
@@ -485,7 +497,7 @@ function addLogCommands(program: Command, io: CliIo): void {
         '  messaging-webhooks logs --state failed --limit 100',
     )
     .action(
-      reportingFailures(io, async (options: LogsCommandOptions) => {
+      reportingFailures(io, exit, async (options: LogsCommandOptions) => {
         const { logsCommand } = await import('./logs.js');
         const abort = new AbortController();
         if (options.follow === true) void untilStopped(io).then(() => abort.abort());
@@ -507,9 +519,9 @@ function addLogCommands(program: Command, io: CliIo): void {
       '\nExits 1 when the resent delivery failed.\nExample:\n  messaging-webhooks resend 12',
     )
     .action(
-      reportingFailures(io, async (delivery: string, options: ResendCommandOptions) => {
+      reportingFailures(io, exit, async (delivery: string, options: ResendCommandOptions) => {
         const { resendCommand } = await import('./logs.js');
-        if (!(await resendCommand(delivery, options, io))) process.exitCode = 1;
+        if (!(await resendCommand(delivery, options, io))) exit.code = 1;
       }),
     );
 }
@@ -525,7 +537,7 @@ function parseSecret(value: string): string {
 }
 
 /** `relay` and `listen`: real platform traffic to a laptop. */
-function addRelayCommands(program: Command, io: CliIo): void {
+function addRelayCommands(program: Command, io: CliIo, exit: ExitStatus): void {
   program
     .command('relay')
     .description(
@@ -565,7 +577,7 @@ function addRelayCommands(program: Command, io: CliIo): void {
         '  RELAY_SECRET=$(openssl rand -hex 24) WEBHOOK_TOKEN=s3cret messaging-webhooks relay --port 8080',
     )
     .action(
-      reportingFailures(io, async (options: RelayCommandOptions) => {
+      reportingFailures(io, exit, async (options: RelayCommandOptions) => {
         const { relayCommand } = await import('./relay.js');
         const stop = await relayCommand(options, io);
         const signal = await untilStopped(io);
@@ -616,7 +628,7 @@ function addRelayCommands(program: Command, io: CliIo): void {
         '  messaging-webhooks listen --relay https://relay.example.com --secret $RELAY_SECRET --forward-to http://localhost:3000/webhooks --capture .captures/relay.jsonl',
     )
     .action(
-      reportingFailures(io, async (options: ListenCommandOptions) => {
+      reportingFailures(io, exit, async (options: ListenCommandOptions) => {
         const { listenCommand } = await import('./relay.js');
         await listenCommand(options, io, untilStopped(io));
       }),
@@ -630,7 +642,8 @@ export async function main(
 ): Promise<number> {
   // Every line any command prints leaves through the one escaping writer, whatever `terminal` is.
   const io = printableIo(terminal);
-  const program = createProgram(io);
+  const exit: ExitStatus = { code: 0 };
+  const program = createProgram(io, exit);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
@@ -639,5 +652,5 @@ export async function main(
     io.err(`error: ${messageOf(error)}`);
     return 1;
   }
-  return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  return exit.code;
 }
