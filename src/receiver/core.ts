@@ -28,6 +28,7 @@ import {
 } from '../pipeline/index.js';
 import { bodyText } from '../pipeline/json.js';
 import { tokenHeaderOf } from '../util/token-header.js';
+import { CAPTURE_SECRET_HEADERS } from '../capture/types.js';
 import { WEBHOOK_PATHS } from '../schemas/index.js';
 
 /** Request headers as an adapter has them: node's `req.headers` entries, or a web `Headers`. */
@@ -236,8 +237,8 @@ function fail(pipeline: WebhookPipeline, exchange: Exchange, error: unknown): vo
   exchange.send(INTERNAL_ERROR);
 }
 
-/** Headers never written to a capture. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/** Headers never written to a capture: the one list capture keeps. */
+const SECRET_HEADERS = new Set(CAPTURE_SECRET_HEADERS);
 
 /**
  * The capture sink of a receiver and the header that carries its token (never written to a
