@@ -150,6 +150,7 @@ describe('Upload media for an agent message (v2)', () => {
     const served = await h.api().get(new URL(mediaUrl).pathname);
     expect(served.status).toBe(200);
     expect(served.headers['content-type']).toBe('application/pdf');
+    expect(served.headers['x-content-type-options']).toBe('nosniff');
     expect([...(served.body as Buffer)]).toEqual([...bytes]);
     await h.settle();
     h.calls.length = 0;

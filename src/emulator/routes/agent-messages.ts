@@ -190,6 +190,8 @@ export function serveMedia(state: EmulatorState) {
     res
       .status(200)
       .type(record.contentType)
+      // served from the inspector's origin: the browser takes the type as given, never guesses HTML
+      .setHeader('x-content-type-options', 'nosniff')
       .setHeader('content-disposition', `inline; filename="${encodeURIComponent(record.fileName)}"`)
       .send(Buffer.from(record.data, 'base64'));
   };
