@@ -181,7 +181,7 @@ describe('an unknown option with no close known name', () => {
   it('lists the known options instead of guessing', async () => {
     const error = await errorOf(() => createPlatformClient(js({ baseUrl: 'http://h', apiKey: 'k', x: 1 })));
     expect((error as TypeError).message).toBe(
-      'createPlatformClient: unknown option x (known options: baseUrl, apiKey, messagingPrefix, chatPrefix, fetch)',
+      'createPlatformClient: unknown option x (known options: baseUrl, apiKey, messagingPrefix, chatPrefix, pathOverrides, fetch)',
     );
   });
 });
