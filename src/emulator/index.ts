@@ -10,7 +10,12 @@
  *
  * @packageDocumentation
  */
-export { createEmulator, DEFAULT_DELIVERY_CONCURRENCY, DEFAULT_IDLE_TIMEOUT_MS } from './emulator.js';
+export {
+  createEmulator,
+  DEFAULT_AGENT_MESSAGE_RECEIPTS,
+  DEFAULT_DELIVERY_CONCURRENCY,
+  DEFAULT_IDLE_TIMEOUT_MS,
+} from './emulator.js';
 export type {
   Emulator,
   EmulatorOptions,
@@ -99,12 +104,14 @@ export type { AssignmentOutcome } from './agents.js';
 export {
   applySeed,
   CHANNELS,
+  agentMessageRecordSchema,
   chatParticipantRecordSchema,
   chatParticipantSeedSchema,
   clientRecordSchema,
   clientSeedSchema,
   createDefaultSeed,
   DEFAULT_API_KEYS,
+  DEFAULT_MEDIA_RETENTION,
   DEFAULT_RETENTION,
   emulatorSeedSchema,
   emulatorSnapshotSchema,

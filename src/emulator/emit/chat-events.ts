@@ -26,13 +26,13 @@ import { buildChatbotPayload, buildStatusPayload, type ChatbotEventInput, type P
  */
 
 /** What every emission carries from its cause: the faults and the drift opt-in. */
-export interface EmissionInput {
+interface EmissionInput {
   readonly faults?: readonly ResolvedFault[];
   readonly undocumented?: boolean;
 }
 
 /** The result of a status emission: the message as it is now and the receipt's delivery. */
-export interface StatusEmission {
+interface StatusEmission {
   readonly message: Readonly<OutboundMessage>;
   readonly chatParticipantId: string;
   readonly deliveries: readonly DeliveryLogEntry[];
@@ -40,7 +40,7 @@ export interface StatusEmission {
 }
 
 /** What the business says in a chat: a bot's or an agent's message. */
-export interface BusinessMessage {
+interface BusinessMessage {
   /** The chatbot payload's messageType: TEXT, MEDIA, a widget type, `Combined`. */
   readonly messageType: string;
   /** The chatbot payload's messageId. @default a new id */
