@@ -53,17 +53,6 @@ const TYPE_TAGS: { readonly [T in WebhookType]: string } = {
 };
 
 const missing = (part: unknown): boolean => part === undefined || part === null;
-
-/**
- * An unambiguous encoding of a tuple: the JSON array of its parts, so `['a:b', 'c']` and
- * `['a', 'b:c']` differ (joining with ':' made them collide, issue 16 gap 2). Undefined when a
- * required part is missing; an empty string is a value, not a missing part (a removed reaction
- * has `text: ''`, gap 3). Optional parts go in `optional`, absent ones encoded as null.
- */
-function tuple(required: readonly unknown[], optional: readonly unknown[] = []): string | undefined {
-  for (const part of required) if (missing(part)) return undefined;
-  return JSON.stringify(optional.length === 0 ? required : [...required, ...optional.map(orNull)]);
-}
 const orNull = (part: unknown): unknown => (part === undefined ? null : part);
 
 /**
@@ -73,23 +62,37 @@ const orNull = (part: unknown): unknown => (part === undefined ? null : part);
  * - status: `[gstId, status]` (one receipt per state change);
  * - session: `[messagingNumber, statusType, timestamp, status]`;
  * - event: `[eventType, timestamp, messagingNumber, templateName, waId, oldNumber]`.
- * Tuples are JSON arrays (unambiguous); optional parts (reaction `text`, session `status`, the
- * event's `messagingNumber` and subject) are null when absent. A payload lacking a required part
- * is not deduplicated.
+ * Tuples are JSON arrays, so `['a:b', 'c']` and `['a', 'b:c']` differ (joining with ':' made them
+ * collide, issue 16 gap 2). A payload lacking a required part (undefined or null) is not
+ * deduplicated; an empty string is a value, not a missing part (a removed reaction has `text: ''`,
+ * gap 3). Optional parts (reaction `text`, session `status`, the event's `messagingNumber` and
+ * subject) are null when absent. Each array is written out as a literal, not assembled from
+ * lists: this runs once per request.
  */
 export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
   chatbot: (p) => (missing(p.eventId) ? undefined : p.eventId),
-  incoming: (p) =>
-    p.messageContentType === 'REACTION' ? tuple([p.gstId, p.sentTime], [p.text]) : tuple([p.gstId]),
-  status: (p) => tuple([p.gstId, p.status]),
-  session: (p) => tuple([p.messagingNumber, p.statusType, p.timestamp], [p.status]),
+  incoming: (p) => {
+    if (missing(p.gstId)) return undefined;
+    if (p.messageContentType !== 'REACTION') return JSON.stringify([p.gstId]);
+    return missing(p.sentTime) ? undefined : JSON.stringify([p.gstId, p.sentTime, orNull(p.text)]);
+  },
+  status: (p) => (missing(p.gstId) || missing(p.status) ? undefined : JSON.stringify([p.gstId, p.status])),
+  session: (p) =>
+    missing(p.messagingNumber) || missing(p.statusType) || missing(p.timestamp)
+      ? undefined
+      : JSON.stringify([p.messagingNumber, p.statusType, p.timestamp, orNull(p.status)]),
   event: (p) => {
+    if (missing(p.eventType) || missing(p.timestamp)) return undefined;
     // Each subject field belongs to one event type; read them without narrowing (type-only view).
     const fields = p as Readonly<Record<string, unknown>>;
-    return tuple(
-      [p.eventType, p.timestamp],
-      [p.messagingNumber, fields.templateName, fields.waId, fields.oldNumber],
-    );
+    return JSON.stringify([
+      p.eventType,
+      p.timestamp,
+      orNull(p.messagingNumber),
+      orNull(fields.templateName),
+      orNull(fields.waId),
+      orNull(fields.oldNumber),
+    ]);
   },
 };
 
