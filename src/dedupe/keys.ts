@@ -56,6 +56,36 @@ const missing = (part: unknown): boolean => part === undefined || part === null;
 const orNull = (part: unknown): unknown => (part === undefined ? null : part);
 
 /**
+ * `JSON.stringify(parts)`, the same text for every input: the parts the default identities are
+ * made of (strings without characters JSON escapes, finite numbers, booleans, null) written out
+ * here, anything else by `JSON.stringify` itself. Each call of `JSON.stringify` costs its own
+ * setup, more than the short text it writes; this runs once per request.
+ */
+function jsonArray(parts: readonly unknown[]): string {
+  let text = '[';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    let json: string;
+    if (typeof part === 'string') json = plainJson(part) ? `"${part}"` : JSON.stringify(part);
+    else if (part === null) json = 'null';
+    else if ((typeof part === 'number' && Number.isFinite(part)) || typeof part === 'boolean')
+      json = String(part);
+    else return JSON.stringify(parts);
+    text += i === 0 ? json : `,${json}`;
+  }
+  return `${text}]`;
+}
+
+/** Whether JSON writes `text` between quotes as it is: no control character, quote, backslash or surrogate. */
+function plainJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
+  }
+  return true;
+}
+
+/**
  * The default identity of each webhook type, before it is digested:
  * - chatbot: `eventId` (the documented deduplication key), as is (the only shape of this type);
  * - incoming: `[gstId]`; for REACTION, whose gstId is the reacted-to message, `[gstId, sentTime, text]`;
@@ -73,19 +103,19 @@ export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> 
   chatbot: (p) => (missing(p.eventId) ? undefined : p.eventId),
   incoming: (p) => {
     if (missing(p.gstId)) return undefined;
-    if (p.messageContentType !== 'REACTION') return JSON.stringify([p.gstId]);
-    return missing(p.sentTime) ? undefined : JSON.stringify([p.gstId, p.sentTime, orNull(p.text)]);
+    if (p.messageContentType !== 'REACTION') return jsonArray([p.gstId]);
+    return missing(p.sentTime) ? undefined : jsonArray([p.gstId, p.sentTime, orNull(p.text)]);
   },
-  status: (p) => (missing(p.gstId) || missing(p.status) ? undefined : JSON.stringify([p.gstId, p.status])),
+  status: (p) => (missing(p.gstId) || missing(p.status) ? undefined : jsonArray([p.gstId, p.status])),
   session: (p) =>
     missing(p.messagingNumber) || missing(p.statusType) || missing(p.timestamp)
       ? undefined
-      : JSON.stringify([p.messagingNumber, p.statusType, p.timestamp, orNull(p.status)]),
+      : jsonArray([p.messagingNumber, p.statusType, p.timestamp, orNull(p.status)]),
   event: (p) => {
     if (missing(p.eventType) || missing(p.timestamp)) return undefined;
     // Each subject field belongs to one event type; read them without narrowing (type-only view).
     const fields = p as Readonly<Record<string, unknown>>;
-    return JSON.stringify([
+    return jsonArray([
       p.eventType,
       p.timestamp,
       orNull(p.messagingNumber),
