@@ -48,7 +48,7 @@ const options = parseArgs(
     .option('--keep', 'keep each callgrind dump and print its path')
     .option(
       '--node-args <list>',
-      "extra node flags of the servers under callgrind, e.g. --node-args=--min-semi-space-size=16 (V8's young generation held at its full size: see docs/bench.md)",
+      "extra node flags of the servers under callgrind, e.g. --node-args=--min-semi-space-size=16: V8's young generation held at the size it grows to outside valgrind, where its size otherwise follows allocation per millisecond, which valgrind's slowness and the machine's load set",
       list(),
       [],
     ),
