@@ -45,7 +45,13 @@ const options = parseArgs(
     .option('--connections <n>', 'keep-alive connections', integer(), 8)
     .option('--lanes <n>', 'servers under callgrind at once (one per CPU)', integer(), 2)
     .option('--cpu', "no valgrind: the server's own CPU time (process.cpuUsage) per request instead")
-    .option('--keep', 'keep each callgrind dump and print its path'),
+    .option('--keep', 'keep each callgrind dump and print its path')
+    .option(
+      '--node-args <list>',
+      "extra node flags of the servers under callgrind, e.g. --node-args=--min-semi-space-size=16: V8's young generation held at the size it grows to outside valgrind, where its size otherwise follows allocation per millisecond, which valgrind's slowness and the machine's load set",
+      list(),
+      [],
+    ),
 );
 
 const jobs = options.types.flatMap((type) => options.kinds.map((kind) => ({ type, kind })));
@@ -93,6 +99,7 @@ const rows = options.cpu
           connections: options.connections,
           cpu: lane === 0 ? SERVER_CPU : LOAD_CPU,
           keep: options.keep === true,
+          nodeArgs: options.nodeArgs,
         });
         console.log(
           `${type}\t${kind}\t${Math.round(counted.perRequest)} instructions/request (main thread ${Math.round(counted.mainPerRequest)}; windows ${counted.windows.map((w) => Math.round(w.mainPerRequest)).join(' ')}; ${JSON.stringify(counted.phases)})${counted.dumps ? `\t${counted.dumps.join(' ')}` : ''}`,

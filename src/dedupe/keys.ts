@@ -53,18 +53,37 @@ const TYPE_TAGS: { readonly [T in WebhookType]: string } = {
 };
 
 const missing = (part: unknown): boolean => part === undefined || part === null;
+const orNull = (part: unknown): unknown => (part === undefined ? null : part);
 
 /**
- * An unambiguous encoding of a tuple: the JSON array of its parts, so `['a:b', 'c']` and
- * `['a', 'b:c']` differ (joining with ':' would make them collide). Undefined when a
- * required part is missing; an empty string is a value, not a missing part (a removed reaction
- * has `text: ''`, gap 3). Optional parts go in `optional`, absent ones encoded as null.
+ * `JSON.stringify(parts)`, the same text for every input: the parts the default identities are
+ * made of (strings without characters JSON escapes, finite numbers, booleans, null) written out
+ * here, anything else by `JSON.stringify` itself. Each call of `JSON.stringify` costs its own
+ * setup, more than the short text it writes; this runs once per request.
  */
-function tuple(required: readonly unknown[], optional: readonly unknown[] = []): string | undefined {
-  for (const part of required) if (missing(part)) return undefined;
-  return JSON.stringify(optional.length === 0 ? required : [...required, ...optional.map(orNull)]);
+function jsonArray(parts: readonly unknown[]): string {
+  let text = '[';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    let json: string;
+    if (typeof part === 'string') json = plainJson(part) ? `"${part}"` : JSON.stringify(part);
+    else if (part === null) json = 'null';
+    else if ((typeof part === 'number' && Number.isFinite(part)) || typeof part === 'boolean')
+      json = String(part);
+    else return JSON.stringify(parts);
+    text += i === 0 ? json : `,${json}`;
+  }
+  return `${text}]`;
 }
-const orNull = (part: unknown): unknown => (part === undefined ? null : part);
+
+/** Whether JSON writes `text` between quotes as it is: no control character, quote, backslash or surrogate. */
+function plainJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
+  }
+  return true;
+}
 
 /**
  * The default identity of each webhook type, before it is digested:
@@ -73,23 +92,37 @@ const orNull = (part: unknown): unknown => (part === undefined ? null : part);
  * - status: `[gstId, status]` (one receipt per state change);
  * - session: `[messagingNumber, statusType, timestamp, status]`;
  * - event: `[eventType, timestamp, messagingNumber, templateName, waId, oldNumber]`.
- * Tuples are JSON arrays (unambiguous); optional parts (reaction `text`, session `status`, the
- * event's `messagingNumber` and subject) are null when absent. A payload lacking a required part
- * is not deduplicated.
+ * Tuples are JSON arrays, so `['a:b', 'c']` and `['a', 'b:c']` differ (joining with ':' made them
+ * collide, issue 16 gap 2). A payload lacking a required part (undefined or null) is not
+ * deduplicated; an empty string is a value, not a missing part (a removed reaction has `text: ''`,
+ * gap 3). Optional parts (reaction `text`, session `status`, the event's `messagingNumber` and
+ * subject) are null when absent. Each array is written out as a literal, not assembled from
+ * lists: this runs once per request.
  */
 export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
   chatbot: (p) => (missing(p.eventId) ? undefined : p.eventId),
-  incoming: (p) =>
-    p.messageContentType === 'REACTION' ? tuple([p.gstId, p.sentTime], [p.text]) : tuple([p.gstId]),
-  status: (p) => tuple([p.gstId, p.status]),
-  session: (p) => tuple([p.messagingNumber, p.statusType, p.timestamp], [p.status]),
+  incoming: (p) => {
+    if (missing(p.gstId)) return undefined;
+    if (p.messageContentType !== 'REACTION') return jsonArray([p.gstId]);
+    return missing(p.sentTime) ? undefined : jsonArray([p.gstId, p.sentTime, orNull(p.text)]);
+  },
+  status: (p) => (missing(p.gstId) || missing(p.status) ? undefined : jsonArray([p.gstId, p.status])),
+  session: (p) =>
+    missing(p.messagingNumber) || missing(p.statusType) || missing(p.timestamp)
+      ? undefined
+      : jsonArray([p.messagingNumber, p.statusType, p.timestamp, orNull(p.status)]),
   event: (p) => {
+    if (missing(p.eventType) || missing(p.timestamp)) return undefined;
     // Each subject field belongs to one event type; read them without narrowing (type-only view).
     const fields = p as Readonly<Record<string, unknown>>;
-    return tuple(
-      [p.eventType, p.timestamp],
-      [p.messagingNumber, fields.templateName, fields.waId, fields.oldNumber],
-    );
+    return jsonArray([
+      p.eventType,
+      p.timestamp,
+      orNull(p.messagingNumber),
+      orNull(fields.templateName),
+      orNull(fields.waId),
+      orNull(fields.oldNumber),
+    ]);
   },
 };
 

@@ -92,6 +92,33 @@ export function inspectJson(value: unknown, limits: JsonLimits): JsonInspection 
   return sanitized ? { sanitized, exceeded: undefined } : CLEAN;
 }
 
+/**
+ * Whether JSON text can only parse to an object with no object or array inside: it opens with `{`
+ * and holds no other `{` and no `[` anywhere (inside strings included, where they change nothing
+ * but make the answer "no"). A container in the parsed value needs one of those bytes outside a
+ * string, and no UTF-8 sequence contains them but the characters themselves. The webhook payloads
+ * are such flat records: their walk by {@link inspectJson} is then {@link inspectFlatObject}.
+ */
+export function isFlatObjectText(raw: Uint8Array | string): boolean {
+  if (typeof raw === 'string') {
+    return raw.charCodeAt(0) === OPEN_OBJECT && raw.indexOf('{', 1) === -1 && raw.indexOf('[') === -1;
+  }
+  return raw[0] === OPEN_OBJECT && raw.indexOf(OPEN_OBJECT, 1) === -1 && raw.indexOf(OPEN_ARRAY) === -1;
+}
+
+/**
+ * {@link inspectJson} of an object whose values are all primitives (see {@link isFlatObjectText}),
+ * whose key count is already known to be within the limits (the caller's: a body below
+ * {@link scanThreshold} cannot exceed them, a larger one passed {@link scanJsonStructure}): depth 1,
+ * no item, and the one thing to remove is a `__proto__` key (a `constructor` key is only removed
+ * when its value is an object).
+ */
+export function inspectFlatObject(record: Record<string, unknown>): JsonInspection {
+  if (!Object.hasOwn(record, FORBIDDEN_KEY)) return CLEAN;
+  delete record[FORBIDDEN_KEY];
+  return { sanitized: true, exceeded: undefined };
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;

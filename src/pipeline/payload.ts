@@ -16,7 +16,15 @@ import {
   type WebhookType,
 } from '../schemas/index.js';
 import type { Answers } from './answers.js';
-import { inspectJson, parseJsonText, scanJsonStructure, scanThreshold, type JsonLimits } from './json.js';
+import {
+  inspectFlatObject,
+  inspectJson,
+  isFlatObjectText,
+  parseJsonText,
+  scanJsonStructure,
+  scanThreshold,
+  type JsonLimits,
+} from './json.js';
 import type { PipelineState } from './state.js';
 import type { AcceptedHead, RequestBody } from './types.js';
 
@@ -35,6 +43,8 @@ export function createPayloadCheck(
 ): (accepted: AcceptedHead, body: RequestBody) => ValidPayload | HttpAnswer {
   const { options, logger, stats, redactLogs } = state;
   const scanFrom = scanThreshold(jsonLimits);
+  // A flat object is at depth 1: within any maxDepth but 0.
+  const flatWithinDepth = jsonLimits.maxDepth >= 1;
   const parseOptions = { chatbotPayloadVersion: options.chatbotPayloadVersion };
 
   function invalid(
@@ -68,6 +78,7 @@ export function createPayloadCheck(
     // iterative walk that strips prototype keys and bounds the structure. Its verdict depends on
     // neither escapes nor depth.
     let payload: unknown;
+    let flat = false;
     if ('raw' in body) {
       // Large bodies only (smaller ones cannot exceed the key and item bounds): refused before the
       // parse, which is where a wide 1 MiB body spends its time.
@@ -83,10 +94,15 @@ export function createPayloadCheck(
       } catch (error) {
         return invalid(accepted, accepted.type, undefined, new InvalidJsonError({ cause: error }));
       }
+      // Its keys are within the limits here: under scanFrom a body cannot exceed them, and a larger
+      // one passed the scan above.
+      flat = flatWithinDepth && isFlatObjectText(body.raw);
     } else {
       payload = body.parsed;
     }
-    const inspection = inspectJson(payload, jsonLimits);
+    const inspection = flat
+      ? inspectFlatObject(payload as Record<string, unknown>)
+      : inspectJson(payload, jsonLimits);
     if (inspection.sanitized)
       logger.warn({ requestId: accepted.requestId }, 'prototype keys dropped from payload');
     if (inspection.exceeded !== undefined) return tooComplex(accepted, inspection.exceeded);

@@ -60,14 +60,70 @@ const zero = (): Record<StatCounter, number> =>
   Object.fromEntries(STAT_COUNTERS.map((counter) => [counter, 0])) as Record<StatCounter, number>;
 
 export function createStatsRecorder(): StatsRecorder {
-  // A plain object of same-shaped objects, not a Map: several increments per request. No
-  // prototype, and an unknown bucket is ignored: a job read back from Redis may name any type.
+  // A plain object of same-shaped objects, not a Map, for snapshot(). No prototype, and an
+  // unknown bucket is ignored: a job read back from Redis may name any type.
   const buckets = Object.create(null) as Partial<Record<StatsBucket, Record<StatCounter, number>>>;
   for (const bucket of [...WEBHOOK_TYPES, 'unknown' as const]) buckets[bucket] = zero();
+  const { incoming, status, session, event, chatbot, unknown } = buckets as Record<
+    StatsBucket,
+    Record<StatCounter, number>
+  >;
+  /**
+   * The counters of a bucket by a switch, and each counter by name below: several increments per
+   * request, and a keyed access whose key varies from call to call (`buckets[bucket][counter]`)
+   * goes through V8's megamorphic lookups, a load and a store each time.
+   */
+  function countersOf(bucket: StatsBucket): Record<StatCounter, number> | undefined {
+    switch (bucket) {
+      case 'incoming':
+        return incoming;
+      case 'status':
+        return status;
+      case 'session':
+        return session;
+      case 'event':
+        return event;
+      case 'chatbot':
+        return chatbot;
+      case 'unknown':
+        return unknown;
+      default:
+        return undefined;
+    }
+  }
   return {
     inc(bucket, counter, by = 1) {
-      const counters = buckets[bucket];
-      if (counters !== undefined) counters[counter] += by;
+      const counters = countersOf(bucket);
+      if (counters === undefined) return;
+      switch (counter) {
+        case 'received':
+          counters.received += by;
+          return;
+        case 'acked':
+          counters.acked += by;
+          return;
+        case 'succeeded':
+          counters.succeeded += by;
+          return;
+        case 'duplicates':
+          counters.duplicates += by;
+          return;
+        case 'invalid':
+          counters.invalid += by;
+          return;
+        case 'rejected':
+          counters.rejected += by;
+          return;
+        case 'failed':
+          counters.failed += by;
+          return;
+        case 'deadLettered':
+          counters.deadLettered += by;
+          return;
+        case 'unlistedEnumValues':
+          counters.unlistedEnumValues += by;
+          return;
+      }
     },
     snapshot(gauges) {
       const total: TypeStats = { ...zero(), queued: 0, running: 0 };

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import fastifyPlugin from 'fastify-plugin';
 import type { HttpAnswer, WebhookError } from '../errors.js';
 import type { RequestBody, WebhookPipelineOptions } from '../pipeline/index.js';
+import { ACK_ANSWER, DUPLICATE_ANSWER } from '../pipeline/answers.js';
 import { collectBody } from './body.js';
 import { controlsOf, type WebhookReceiverControls } from './controls.js';
 import {
@@ -49,6 +50,9 @@ export interface FastifyWebhooksOptions extends Omit<WebhookPipelineOptions, 'lo
 /** Default wait for queued callbacks when Fastify closes, in milliseconds. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 
+/** The content type of every answer (errors.ts jsonAnswer). */
+const JSON_CONTENT_TYPE = ACK_ANSWER.headers['content-type']!;
+
 /**
  * A Fastify request and its reply as the seam's {@link Exchange}. `stream` is the body the routes'
  * content-type parser handed over unread; none when the request has no body.
@@ -61,6 +65,11 @@ class FastifyExchange implements Exchange {
    */
   answered = false;
   private readonly stream: Readable | undefined;
+  /**
+   * `request.headers`, read once: a getter that merges the headers an app's hook added
+   * (`request.headers = ...`), which run before the route's handler.
+   */
+  private readonly headers: FastifyRequest['headers'];
   constructor(
     private readonly request: FastifyRequest,
     private readonly reply: FastifyReply,
@@ -68,14 +77,15 @@ class FastifyExchange implements Exchange {
   ) {
     this.method = request.method;
     this.stream = request.body as Readable | undefined;
+    this.headers = request.headers;
   }
 
   header(name: string): string | undefined {
-    return firstHeader(this.request.headers, name);
+    return firstHeader(this.headers, name);
   }
 
   contentEncoding(): string | undefined {
-    return this.request.headers['content-encoding'];
+    return this.headers['content-encoding'];
   }
 
   discard(): void {
@@ -98,7 +108,13 @@ class FastifyExchange implements Exchange {
   send(answer: HttpAnswer): void {
     if (this.answered || this.reply.sent) return;
     this.answered = true;
-    void this.reply.code(answer.status).headers(answer.headers).send(answer.body);
+    const reply = this.reply.code(answer.status);
+    // The acknowledgements carry only their content type and length: the type is set directly
+    // (reply.headers() lower-cases every name), and Fastify computes the length of the body it
+    // sends. Any other answer's headers are set as they are.
+    if (answer === ACK_ANSWER || answer === DUPLICATE_ANSWER) reply.type(JSON_CONTENT_TYPE);
+    else reply.headers(answer.headers);
+    void reply.send(answer.body);
   }
 }
 
