@@ -92,12 +92,12 @@ function plainJson(text: string): boolean {
  * - status: `[gstId, status]` (one receipt per state change);
  * - session: `[messagingNumber, statusType, timestamp, status]`;
  * - event: `[eventType, timestamp, messagingNumber, templateName, waId, oldNumber]`.
- * Tuples are JSON arrays, so `['a:b', 'c']` and `['a', 'b:c']` differ (joining with ':' made them
- * collide, issue 16 gap 2). A payload lacking a required part (undefined or null) is not
- * deduplicated; an empty string is a value, not a missing part (a removed reaction has `text: ''`,
- * gap 3). Optional parts (reaction `text`, session `status`, the event's `messagingNumber` and
- * subject) are null when absent. Each array is written out as a literal, not assembled from
- * lists: this runs once per request.
+ * Tuples are JSON arrays, so `['a:b', 'c']` and `['a', 'b:c']` differ (joining with ':' would make
+ * them collide). A payload lacking a required part (undefined or null) is not deduplicated; an
+ * empty string is a value, not a missing part (a removed reaction has `text: ''`). Optional parts
+ * (reaction `text`, session `status`, the event's `messagingNumber` and subject) are null when
+ * absent. Each array is written out as a literal, not assembled from lists: this runs once per
+ * request.
  */
 export const DEFAULT_DEDUPE_KEYS: { readonly [T in WebhookType]: DedupeKeyFn<T> } = {
   chatbot: (p) => (missing(p.eventId) ? undefined : p.eventId),
