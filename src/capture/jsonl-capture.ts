@@ -76,8 +76,8 @@ export interface JsonlCapture extends CaptureSink {
 
 /**
  * Header names removed from every capture by default, whatever the receiver already removed: the
- * secret headers the receiver never hands to a sink ({@link CAPTURE_SECRET_HEADERS}) and the
- * default token header, so a record from elsewhere (a relay, a hand-written sink) loses them too.
+ * secret headers the receiver never hands to a sink (authorization, proxy-authorization, cookie,
+ * set-cookie) and the default token header, so a record from elsewhere (a relay, a hand-written sink) loses them too.
  */
 export const DEFAULT_CAPTURE_SECRET_HEADERS: readonly string[] = [
   ...CAPTURE_SECRET_HEADERS,

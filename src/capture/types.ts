@@ -19,7 +19,10 @@ export interface CaptureRecord {
   readonly path: string;
   /** The webhook type of the endpoint (undefined for the detecting endpoint). */
   readonly type: WebhookType | undefined;
-  /** Request headers without secrets ({@link CAPTURE_SECRET_HEADERS} and the token header). */
+  /**
+   * Request headers without secrets (authorization, proxy-authorization, cookie, set-cookie and the
+   * token header).
+   */
   readonly headers: Readonly<Record<string, string>>;
   /**
    * The raw body as received (UTF-8). When a body parser ran before the router and left only a

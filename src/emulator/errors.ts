@@ -32,7 +32,7 @@ export interface EmulatorErrorOptions {
 /**
  * Base class of every error the emulator raises, from JS methods and over HTTP alike: one
  * subclass per code (over `CodedError`, the base of the package's coded errors).
- * {@link emulatorErrorResponse} maps one to an HTTP status and JSON body.
+ * `emulatorErrorResponse` maps one to an HTTP status and JSON body.
  */
 export abstract class EmulatorError extends CodedError<EmulatorErrorCode> {
   readonly field: string | undefined;
