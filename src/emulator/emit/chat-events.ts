@@ -7,12 +7,13 @@ import {
 } from '../../schemas/index.js';
 import type { EmulatorClock } from '../clock.js';
 import { InternalError } from '../errors.js';
-import type {
-  AgentMessageRecord,
-  EmulatorChatParticipant,
-  EmulatorNumber,
-  EmulatorState,
-  OutboundMessage,
+import {
+  newOutboundMessage,
+  type AgentMessageRecord,
+  type EmulatorChatParticipant,
+  type EmulatorNumber,
+  type EmulatorState,
+  type OutboundMessage,
 } from '../state/index.js';
 import type { DeliveryLogEntry } from './delivery.js';
 import type { Emitter } from './emitter.js';
@@ -188,28 +189,14 @@ export function createChatEvents(state: EmulatorState, clock: EmulatorClock, emi
       // an agent answering has read the chat
       participant.unread = false;
       const sendTime = participant.lastMessageTime;
-      const message: OutboundMessage = {
+      const message = newOutboundMessage(number, participant, sendTime, {
         gstId,
-        clientId: number.clientId,
-        numberId: number.id,
-        chatParticipantId: participant.id,
-        to: participant.sender,
-        recipientUserId: participant.userId,
-        conversationId: participant.conversationId,
-        participantId: participant.engineParticipantId,
         voice: false,
         template: null,
         ctId: null,
         conversationCtId: null,
-        status: 'ACCEPTED',
-        sendTime,
-        deliveryTime: null,
-        readTime: null,
-        playedTime: null,
-        errorCode: null,
-        errorCodeString: null,
         agentMessage: content,
-      };
+      });
       state.addMessage(message);
       const deliveries = [chatbot.delivery].filter(defined);
       for (const status of receipts) {

@@ -9,6 +9,7 @@ export {
   DEFAULT_RETENTION,
   findNumber,
   newChatParticipant,
+  newOutboundMessage,
   resolveRetention,
   StateConflictError,
   userDisplayName,

@@ -551,6 +551,41 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
 const DEFAULTS = chatParticipantSeedSchema.parse({ clientRef: 'x', messagingClientNumber: 'x', sender: 'x' });
 
 /**
+ * An outbound message to a chat's customer, ACCEPTED at `sendTime`, of one shape whatever sends it
+ * (a business message, an agent's message): `fields` are what differ between the two.
+ */
+export function newOutboundMessage(
+  number: EmulatorNumber,
+  participant: EmulatorChatParticipant,
+  sendTime: string,
+  fields: Pick<OutboundMessage, 'gstId' | 'voice' | 'template' | 'ctId' | 'conversationCtId'> &
+    Partial<Pick<OutboundMessage, 'agentMessage'>>,
+): OutboundMessage {
+  return {
+    gstId: fields.gstId,
+    clientId: number.clientId,
+    numberId: number.id,
+    chatParticipantId: participant.id,
+    to: participant.sender,
+    recipientUserId: participant.userId,
+    conversationId: participant.conversationId,
+    participantId: participant.engineParticipantId,
+    voice: fields.voice,
+    template: fields.template,
+    ctId: fields.ctId,
+    conversationCtId: fields.conversationCtId,
+    status: 'ACCEPTED',
+    sendTime,
+    deliveryTime: null,
+    readTime: null,
+    playedTime: null,
+    errorCode: null,
+    errorCodeString: null,
+    ...(fields.agentMessage === undefined ? {} : { agentMessage: fields.agentMessage }),
+  };
+}
+
+/**
  * Builds a chat participant record for a customer on a number (not stored). One object literal
  * with every field: a customer's first message makes one, so it is built in one allocation of
  * one shape.

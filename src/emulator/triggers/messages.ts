@@ -13,7 +13,7 @@ import { BadRequestError, IllegalTransitionError, NotFoundError } from '../error
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { buildIncomingPayload, type IncomingContent, type Payload } from '../emit/payloads.js';
 import { parseBody } from '../http/validate.js';
-import type { OutboundMessage } from '../state/index.js';
+import { newOutboundMessage, type OutboundMessage } from '../state/index.js';
 import { defined, faults, ref, undocumented, type TriggerContext } from './common.js';
 import {
   assertMessagingPossible,
@@ -244,27 +244,13 @@ export function messageTriggers({ state, emitter, events }: TriggerContext) {
       participant.lastOutboundTemplate = template;
       const sendTime = iso();
       participant.lastMessageTime = sendTime;
-      const message: OutboundMessage = {
+      const message = newOutboundMessage(number, participant, sendTime, {
         gstId: newId(),
-        clientId: number.clientId,
-        numberId: number.id,
-        chatParticipantId: participant.id,
-        to: participant.sender,
-        recipientUserId: participant.userId,
-        conversationId: participant.conversationId,
-        participantId: participant.engineParticipantId,
         voice: input.voice,
         template,
         ctId: input.ctId ?? null,
         conversationCtId: input.conversationCtId ?? null,
-        status: 'ACCEPTED',
-        sendTime,
-        deliveryTime: null,
-        readTime: null,
-        playedTime: null,
-        errorCode: null,
-        errorCodeString: null,
-      };
+      });
       state.addMessage(message);
       return statusEmission(message, input);
     },
