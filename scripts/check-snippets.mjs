@@ -26,9 +26,6 @@ const SOURCES = [
 const STUBS = `// What the snippets leave to the reader: declared, never defined.
 type Express = import('express').Express;
 declare function save(message: unknown): Promise<void>;
-declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
-declare function reply(chatParticipantId: string, text: string): Promise<void>;
-declare function optOut(waId: string): Promise<void>;
 declare const onIncoming: NonNullable<import('messaging-webhooks').WebhookRouterOptions['onIncoming']>;
 declare const handlers: import('messaging-webhooks/redis').WebhookWorkerOptions['handlers'];
 declare const router: import('messaging-webhooks').WebhookRouter;

@@ -20,6 +20,7 @@ const COMPATIBILITY = {
 
 /** The package's entries, as the bundle resolves them: src/ (esbuild reads `./x.js` as `./x.ts`). */
 const ALIAS = {
+  'messaging-webhooks/client': `${ROOT}src/client/index.ts`,
   'messaging-webhooks/cloudflare': `${ROOT}src/cloudflare/index.ts`,
   'messaging-webhooks/schemas': `${ROOT}src/schemas/index.ts`,
   'messaging-webhooks': `${ROOT}src/index.ts`,

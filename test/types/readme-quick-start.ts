@@ -1,11 +1,8 @@
 /**
  * The README's Quick start, verbatim between the markers, type-checked under the repository's
- * strict tsconfig with string-typed stand-ins for the user's own functions (the bot answers through
- * the real platform client: nothing of the library is stubbed). Keep it identical
- * to the README block (test/types/readme-sync.test.ts compares them).
+ * strict tsconfig (the bot answers through the real platform client: nothing is stubbed). Keep it
+ * identical to the README block (test/types/readme-sync.test.ts compares them).
  */
-declare function saveDeliveryState(gstId: string, state: string): Promise<void>;
-declare function optOut(waId: string): Promise<void>;
 
 // README Quick start: begin
 import express from 'express';
@@ -35,11 +32,14 @@ const webhooks = createWebhookRouter({
     ctx.logger.info({ contentType: message.messageContentType }, 'customer message');
   },
   onStatus: async (receipt, ctx) => {
-    if (ctx.delivery?.applied) await saveDeliveryState(receipt.gstId, ctx.delivery.current);
+    // ctx.delivery: the message's state after this receipt, applied in the documented order
+    const state = ctx.delivery?.applied ? ctx.delivery.current : undefined;
+    if (state !== undefined) ctx.logger.info({ gstId: receipt.gstId, state }, 'delivery state');
   },
   ...bot.handlers(), // onChatbot: each chatbot event through the bot's handlers
-  onEvent: async (event) => {
-    if (event.eventType === 'USER_PREFERENCE' && event.preferenceValue === 'stop') await optOut(event.waId);
+  onEvent: async (event, ctx) => {
+    const optedOut = event.eventType === 'USER_PREFERENCE' && event.preferenceValue === 'stop';
+    if (optedOut) ctx.logger.info('customer opted out');
   },
 });
 
