@@ -75,6 +75,30 @@ export function shareObserver(pipeline: WebhookPipeline, followed: Followed): ()
   };
 }
 
+/**
+ * The following of one handler's requests (the web and Lambda exchanges): its {@link Followed},
+ * put in the pipeline's observer slot by the first request it watches.
+ */
+export class Follower {
+  private readonly followed = new Followed();
+  private readonly start: () => void;
+
+  constructor(pipeline: WebhookPipeline) {
+    this.start = shareObserver(pipeline, this.followed);
+  }
+
+  /** Watches the events `requestId` queues from now on (an exchange's `accepting`). */
+  watch(requestId: string): void {
+    this.start();
+    this.followed.watch(requestId);
+  }
+
+  /** Stops watching `requestId`; the promises of the events it queued meanwhile. */
+  unwatch(requestId: string): Promise<void>[] {
+    return this.followed.unwatch(requestId);
+  }
+}
+
 /** An observer telling `first`, then `second`. */
 function both(first: WebhookObserver, second: Followed): WebhookObserver {
   return {

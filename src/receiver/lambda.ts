@@ -15,7 +15,7 @@ import {
 } from '../pipeline/index.js';
 import { controlsOf, type WebhookReceiverControls } from './controls.js';
 import { NO_BODY, receiverOf, serve, type Exchange, type HeaderEntries } from './core.js';
-import { Followed, shareObserver } from './follow.js';
+import { Follower } from './follow.js';
 
 /**
  * An API Gateway HTTP API event (payload format 2.0), which Lambda function URLs send too: the
@@ -195,12 +195,6 @@ function resultOf(answer: HttpAnswer, integration: Integration, multiValue: bool
   return { statusCode: status, statusDescription, multiValueHeaders, body, isBase64Encoded: false };
 }
 
-/** How a request's callbacks are waited for: the handler's {@link Followed}, started once. */
-interface Follow {
-  readonly followed: Followed;
-  readonly start: () => void;
-}
-
 /**
  * A Lambda event as the seam's {@link Exchange}. The body is whole already: it is read at once,
  * base64 decoded to bytes (so strict UTF-8 applies) or taken as the text the integration passed.
@@ -216,7 +210,7 @@ class LambdaExchange implements Exchange {
     url: string,
     method: string,
     private readonly resolve: (answer: HttpAnswer) => void,
-    private readonly follow: Follow | undefined,
+    private readonly follower: Follower | undefined,
   ) {
     this.url = url;
     this.method = method;
@@ -255,16 +249,15 @@ class LambdaExchange implements Exchange {
   }
 
   accepting(head: AcceptedHead): void {
-    if (this.follow === undefined) return;
-    this.follow.start();
-    this.follow.followed.watch(head.requestId);
+    if (this.follower === undefined) return;
+    this.follower.watch(head.requestId);
     this.watching = head.requestId;
   }
 
   send(answer: HttpAnswer): void {
     if (this.sent) return;
     this.sent = true;
-    const queued = this.watching === undefined ? [] : this.follow!.followed.unwatch(this.watching);
+    const queued = this.watching === undefined ? [] : this.follower!.unwatch(this.watching);
     if (answer.status !== 200 || queued.length === 0) this.resolve(answer);
     else void Promise.all(queued).then(() => this.resolve(answer));
   }
@@ -298,12 +291,9 @@ export function createLambdaHandler(options: LambdaHandlerOptions): LambdaWebhoo
   const receiver = receiverOf(options, 'createLambdaHandler', ['basePath', 'awaitCallbacks']);
   const basePath = normaliseBasePath(options.basePath);
   // A dispatcher given as an object runs the events elsewhere: nothing here to wait for.
-  const follow: Follow | undefined =
+  const follower =
     options.awaitCallbacks !== false && typeof options.dispatcher !== 'object'
-      ? (() => {
-          const followed = new Followed();
-          return { followed, start: shareObserver(receiver.pipeline, followed) };
-        })()
+      ? new Follower(receiver.pipeline)
       : undefined;
 
   function webhookLambdaHandler(event: LambdaHttpEvent, _context?: unknown): Promise<LambdaHttpResult> {
@@ -325,7 +315,7 @@ export function createLambdaHandler(options: LambdaHandlerOptions): LambdaWebhoo
       const url = belowBasePath(targetOf(event, integration), basePath);
       // Outside the base path: not this receiver's, answered as the node and fetch handlers do.
       if (url === undefined) answer(NOT_FOUND);
-      else serve(receiver, new LambdaExchange(event, url, method, answer, follow));
+      else serve(receiver, new LambdaExchange(event, url, method, answer, follower));
     });
   }
   return Object.assign(webhookLambdaHandler, controlsOf(receiver.pipeline));

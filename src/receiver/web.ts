@@ -7,7 +7,7 @@ import type { HttpAnswer, WebhookError } from '../errors.js';
 import type { AcceptedHead, RequestBody } from '../pipeline/index.js';
 import { readBytes } from './body.js';
 import { serve, type Exchange, type HeaderEntries, type Receiver } from './core.js';
-import { Followed, shareObserver } from './follow.js';
+import { Follower } from './follow.js';
 
 /**
  * Keeps a serverless invocation alive until a promise settles: Cloudflare Workers'
@@ -34,17 +34,9 @@ export function pathAndQuery(url: string): string {
 export const respond = (answer: HttpAnswer): Response =>
   new Response(answer.body, { status: answer.status, headers: answer.headers });
 
-/** How one request is followed: the handler's {@link Followed}, and the request's waitUntil. */
-interface Follow {
-  readonly followed: Followed;
-  /** Puts the observer in place (once per handler). */
-  readonly start: () => void;
-  readonly keep: WaitUntil;
-}
-
 /**
  * A web request as the seam's {@link Exchange}; its answer resolves the handler's promise. With
- * `follow` (the request's waitUntil), the callbacks its event queued are followed and `keep` is
+ * `keep` (the request's waitUntil), the callbacks its event queued are followed and `keep` is
  * given the promise of their end once the request is acknowledged.
  */
 class WebExchange implements Exchange {
@@ -57,7 +49,9 @@ class WebExchange implements Exchange {
     private readonly request: Request,
     readonly url: string,
     private readonly resolve: (response: Response) => void,
-    private readonly follow: Follow | undefined,
+    private readonly follower: Follower,
+    /** The request's waitUntil: without it, nothing is followed. */
+    private readonly keep: WaitUntil | undefined,
   ) {
     this.method = request.method;
     this.headers = request.headers;
@@ -88,9 +82,8 @@ class WebExchange implements Exchange {
   }
 
   accepting(head: AcceptedHead): void {
-    if (this.follow === undefined) return;
-    this.follow.start();
-    this.follow.followed.watch(head.requestId);
+    if (this.keep === undefined) return;
+    this.follower.watch(head.requestId);
     this.watching = head.requestId;
   }
 
@@ -98,10 +91,10 @@ class WebExchange implements Exchange {
     if (this.sent) return;
     this.sent = true;
     if (this.watching !== undefined) {
-      const queued = this.follow!.followed.unwatch(this.watching);
+      const queued = this.follower.unwatch(this.watching);
       const [only] = queued;
       if (answer.status === 200 && only !== undefined)
-        this.follow!.keep(queued.length === 1 ? only : Promise.all(queued));
+        this.keep!(queued.length === 1 ? only : Promise.all(queued));
     }
     this.resolve(respond(answer));
   }
@@ -121,8 +114,7 @@ export function webServing(
   waitUntil: WaitUntil | undefined,
   followable: boolean,
 ): ServeWeb {
-  const followed = new Followed();
-  const start = shareObserver(receiver.pipeline, followed);
+  const follower = new Follower(receiver.pipeline);
   return function serveWeb(request, url, context) {
     const keep: WaitUntil | undefined = !followable
       ? undefined
@@ -130,7 +122,7 @@ export function webServing(
         ? (promise) => context.waitUntil(promise)
         : waitUntil;
     return new Promise((resolve) => {
-      serve(receiver, new WebExchange(request, url, resolve, keep && { followed, start, keep }));
+      serve(receiver, new WebExchange(request, url, resolve, follower, keep));
     });
   };
 }
