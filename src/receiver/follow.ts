@@ -10,7 +10,7 @@ import type { WebhookObserver, WebhookPipeline } from '../pipeline/index.js';
  * each key counts its watchers) and by job object. Costs two `size` checks per event when nobody
  * watches.
  */
-export class Followed implements WebhookObserver {
+class Followed implements WebhookObserver {
   /** Requests being answered with a waitUntil, by request id: the events they queued so far. */
   private readonly watched = new Map<string, { watchers: number; done: Promise<void>[] }>();
   /** Queued events of watched requests, each with the resolve of its promise. */
@@ -59,7 +59,7 @@ export class Followed implements WebhookObserver {
  * request with a waitUntil on: until then the slot holds the app's observer alone, so a handler
  * that never follows pays nothing. Returns the function that starts following.
  */
-export function shareObserver(pipeline: WebhookPipeline, followed: Followed): () => void {
+function shareObserver(pipeline: WebhookPipeline, followed: Followed): () => void {
   const setObserver = pipeline.observe.bind(pipeline);
   let app: WebhookObserver | undefined;
   let following = false;
