@@ -6,7 +6,7 @@ import {
   type WebhookType,
 } from '../schemas/index.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
-import { BotEventContext, serialise, type BotRuntime, type SessionSlot } from './context.js';
+import { BotEventContext, serialise, UNREAD, type BotRuntime, type SessionSlot } from './context.js';
 import {
   compileComposer,
   Composer,
@@ -92,8 +92,6 @@ interface Sessions {
   readonly store: SessionStore;
   readonly keyOf: (ctx: BotEventContext) => string | undefined;
 }
-
-const UNREAD = 0;
 
 /**
  * A bot: a {@link Composer} that the receiver runs. `bot.handlers()` gives the receiver's callbacks

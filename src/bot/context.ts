@@ -14,7 +14,8 @@ export interface BotRuntime {
   readonly initial: (() => unknown) | undefined;
 }
 
-const UNREAD = 0;
+/** A session slot's state: its store not yet read, or read. */
+export const UNREAD = 0;
 const READ = 1;
 
 /** One event's session: its key, the record read, and the value once a handler touched it. */

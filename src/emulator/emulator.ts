@@ -108,7 +108,6 @@ function validateOptions(options: EmulatorOptions): void {
   checkNestedKeys('createEmulator', 'faults', options.faults, FAULT_PROBABILITY_KEYS);
   checkNestedKeys('createEmulator', 'retention', options.retention, RETENTION_KEYS);
   checkNestedKeys('createEmulator', 'agentMessages', options.agentMessages, AGENT_MESSAGE_KEYS);
-  resolveAgentMessages(options.agentMessages);
   const { retry, timeoutMs } = options;
   const counts = {
     'retry.attempts': retry?.attempts,
@@ -250,6 +249,7 @@ function resolveSeed(seed: EmulatorSeed | 'default' | 'empty' | undefined): Emul
  */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   validateOptions(options);
+  const agentMessages = resolveAgentMessages(options.agentMessages);
   // the one error serializer of every library logger: an error's own fields never reach a log line
   const logger = withSafeErrors(options.logger ?? pino({ level: 'silent' }));
   // a snapshot is checked whole before anything is built: a bad one throws a SnapshotError
@@ -323,7 +323,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const emitter = createEmitter(state, clock, faults, deliverer);
   const chatEvents = createChatEvents(state, clock, emitter);
   const triggers = createTriggers(state, clock, emitter, chatEvents);
-  const agentMessages = resolveAgentMessages(options.agentMessages);
   const operations = operationsWithPaths(options.pathOverrides, 'createEmulator');
 
   const context: PlatformContext = {

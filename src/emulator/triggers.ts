@@ -1,6 +1,6 @@
 import { PARTNER_EVENT_FIELDS } from '../schemas/trigger-contract.js';
 import type { EmulatorClock } from './clock.js';
-import { createChatEvents, type ChatEvents } from './emit/chat-events.js';
+import type { ChatEvents } from './emit/chat-events.js';
 import type { Emitter } from './emit/emitter.js';
 import type { EmulatorState } from './state/index.js';
 import {
@@ -100,7 +100,7 @@ export function createTriggers(
   state: EmulatorState,
   clock: EmulatorClock,
   emitter: Emitter,
-  events: ChatEvents = createChatEvents(state, clock, emitter),
+  events: ChatEvents,
 ): UncheckedTriggers {
   const context = { state, clock, emitter, events };
   return {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   mayReturnCredentials,
+  operationPath,
   operationsWithPaths,
   PAGE_QUERY,
   type PathOverrides,
@@ -240,7 +241,7 @@ export function openApiPaths(table: OperationTable, prefixes: PathPrefixes): Rec
     if (typeof replacedBy === 'string' && !(replacedBy in table)) {
       throw new TypeError(`${id} is replaced by ${replacedBy}, which is not in the operations table`);
     }
-    const path = `${prefixes[operation.prefix].replace(/\/+$/, '')}${operation.path}`;
+    const path = operationPath(operation, prefixes);
     const item = (items[path] ??= {});
     item[operation.method.toLowerCase()] = operationObject(id, operation);
   }

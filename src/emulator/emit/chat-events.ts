@@ -8,6 +8,7 @@ import {
 import type { EmulatorClock } from '../clock.js';
 import { InternalError } from '../errors.js';
 import {
+  applyDeliveryTransition,
   newOutboundMessage,
   type AgentMessageRecord,
   type EmulatorChatParticipant,
@@ -93,7 +94,8 @@ export interface ChatEvents {
   };
 }
 
-function defined<T>(value: T | undefined): value is T {
+/** Whether a value is there (a filter for what an emission may leave out). */
+export function defined<T>(value: T | undefined): value is T {
   return value !== undefined;
 }
 
@@ -200,13 +202,8 @@ export function createChatEvents(state: EmulatorState, clock: EmulatorClock, emi
       state.addMessage(message);
       const deliveries = [chatbot.delivery].filter(defined);
       for (const status of receipts) {
-        message.status = status;
-        if (status === 'DELIVERED') message.deliveryTime = sendTime;
-        else if (status === 'READ') message.readTime = sendTime;
-        else if (status === 'FAILED') {
-          message.errorCode = '1000';
-          message.errorCodeString = 'Message failed to send';
-        }
+        // each step a documented transition: the option's sequence was checked when it was given
+        applyDeliveryTransition(message, findDeliveryTransition(message.status, status)!, sendTime);
         deliveries.push(...events.statusEmission(message, {}).deliveries);
       }
       return { message: { ...message }, deliveries };

@@ -13,7 +13,7 @@ import {
   type RenderedOf,
 } from '../../contract/index.js';
 import { BadRequestError, InternalError } from '../errors.js';
-import type { AuthContext, AuthedRouteRequest, Route, RouteRequest, Router } from './router.js';
+import type { AuthContext, AuthedRouteRequest, Awaitable, Route, RouteRequest, Router } from './router.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
 /*
@@ -22,8 +22,6 @@ import { parseBody, parseParams, parseQuery } from './validate.js';
  * and returns the body its row's response schema describes. With `checkResponses`, every answer
  * is checked against that schema and the credential rule before it leaves.
  */
-
-type Awaitable<T> = T | Promise<T>;
 
 /**
  * The request body a handler sees: the parsed JSON, or the bytes of a binary body.

@@ -14,6 +14,7 @@ import {
 } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EmulatorState, EmulatorUser, OutboundMessage } from '../state/index.js';
+import { assertMessagingPossible, numberOfParticipant, participantOfClient } from '../triggers/lookups.js';
 
 /*
  * Reply to a customer from a chatbot webhook (referenced): Send an agent message (v2) and Upload
@@ -91,12 +92,12 @@ export const agentMessageHandlers = (context: PlatformContext) => {
   const { state } = context;
   return {
     sendAgentMessage({ auth, body }) {
-      const participant = state.chatParticipants.get(body.chatParticipantId);
-      if (participant?.clientId !== auth.client.id) {
-        throw new NotFoundError(`No chat participant ${body.chatParticipantId}`, {
-          field: 'chatParticipantId',
-        });
-      }
+      const participant = participantOfClient(
+        state,
+        auth.client.id,
+        body.chatParticipantId,
+        'chatParticipantId',
+      );
       if (auth.user.liveChatRole === null) {
         throw new ForbiddenError(
           'Send an agent message requires a live-chat role (AGENT or SUPERVISOR): the API key is the sending agent’s',
@@ -116,13 +117,8 @@ export const agentMessageHandlers = (context: PlatformContext) => {
           },
         );
       }
-      const number = state.numbers.get(participant.numberId);
-      if (number === undefined) throw new InternalError('Chat participant without a number');
-      if (state.sessions.get(number.id)?.statusType === 'disconnected') {
-        throw new ConflictError(
-          `Number ${number.messagingNumber.number} is disconnected: all messaging has stopped until it reconnects`,
-        );
-      }
+      const number = numberOfParticipant(state, participant);
+      assertMessagingPossible(state, number);
       checkMediaUrl(state, auth.client.id, body.mediaUrl);
       const { message } = context.chatEvents.sendAgentMessage(
         number,

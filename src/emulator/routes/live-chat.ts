@@ -17,6 +17,7 @@ import {
   type RatingWidgetTrigger,
 } from '../state/index.js';
 import { toSystemUser, toUserResponse } from './users.js';
+import { participantOfClient } from '../triggers/lookups.js';
 
 /**
  * The body fields merged by rule 1: every field of the request schema but the id, the agents
@@ -38,14 +39,6 @@ const UNSET_AS_EMPTY = new Set(
     .filter(([, schema]) => schema.safeParse(null).success)
     .map(([field]) => field),
 );
-
-/** A chat participant of the caller's client by id; anything else is 404 (ids do not leak). */
-function participantOfClient(state: EmulatorState, clientId: string, id: string): EmulatorChatParticipant {
-  const participant = state.chatParticipants.get(id);
-  if (participant?.clientId !== clientId)
-    throw new NotFoundError(`No chat participant ${id}`, { field: 'id' });
-  return participant;
-}
 
 /**
  * Renders a stored participant: for the deprecated terminateChatParticipantChat, the one
@@ -205,14 +198,14 @@ export const liveChatHandlers = (context: EmulatorContext) => {
   const { state } = context;
   return {
     getChatParticipant: ({ auth, query }) =>
-      renderParticipant(state, participantOfClient(state, auth.client.id, query.id), toUserResponse),
+      renderParticipant(state, participantOfClient(state, auth.client.id, query.id, 'id'), toUserResponse),
     terminateChatParticipantChat({ auth, body: request }) {
-      const participant = participantOfClient(state, auth.client.id, request.id);
+      const participant = participantOfClient(state, auth.client.id, request.id, 'id');
       applyTerminateRequest(state, participant, request, auth.user, context.now());
       return renderParticipant(state, participant, toSystemUser);
     },
     terminateChatParticipant({ auth, params }) {
-      const participant = participantOfClient(state, auth.client.id, params.id);
+      const participant = participantOfClient(state, auth.client.id, params.id, 'id');
       if (participant.conversationClosed) {
         throw new IllegalTransitionError(`Chat ${participant.id} is already closed`);
       }
@@ -221,7 +214,7 @@ export const liveChatHandlers = (context: EmulatorContext) => {
       return renderParticipant(state, participant, toUserResponse);
     },
     reopenChatParticipant({ auth, params }) {
-      const participant = participantOfClient(state, auth.client.id, params.id);
+      const participant = participantOfClient(state, auth.client.id, params.id, 'id');
       if (!participant.conversationClosed) {
         throw new IllegalTransitionError(`Chat ${participant.id} is not closed`);
       }

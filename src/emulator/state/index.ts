@@ -10,6 +10,7 @@ export {
   findNumber,
   newChatParticipant,
   newOutboundMessage,
+  applyDeliveryTransition,
   resolveRetention,
   StateConflictError,
   userDisplayName,

@@ -13,6 +13,7 @@ import {
   type SessionState,
   type StoredWebhookConfig,
 } from './records.js';
+import type { DeliveryTransition } from '../../schemas/index.js';
 import { createSequence, type Sequence } from './sequence.js';
 
 /*
@@ -549,6 +550,26 @@ export function createEmptyState(retention: RetentionOptions = {}): EmulatorStat
 
 /** The ChatParticipant seed's defaults, parsed once: a new chat reads them, no parse per chat. */
 const DEFAULTS = chatParticipantSeedSchema.parse({ clientRef: 'x', messagingClientNumber: 'x', sender: 'x' });
+
+/**
+ * Moves an outbound message along a documented delivery transition at `now`: its status, and the
+ * fields the transition sets (a FAILED without codes of its own gets the generic ones).
+ */
+export function applyDeliveryTransition(
+  message: OutboundMessage,
+  transition: DeliveryTransition,
+  now: string,
+  failure: { readonly errorCode?: string | undefined; readonly errorCodeString?: string | undefined } = {},
+): void {
+  message.status = transition.to;
+  for (const field of transition.sets) {
+    if (field === 'deliveryTime') message.deliveryTime = now;
+    else if (field === 'readTime') message.readTime = now;
+    else if (field === 'playedTime') message.playedTime = now;
+    else if (field === 'errorCode') message.errorCode = failure.errorCode ?? '1000';
+    else message.errorCodeString = failure.errorCodeString ?? 'Message failed to send';
+  }
+}
 
 /**
  * An outbound message to a chat's customer, ACCEPTED at `sendTime`, of one shape whatever sends it

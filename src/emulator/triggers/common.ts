@@ -24,7 +24,3 @@ export const faults = z.array(faultSchema).default([]);
  * such deliveries (`undocumented: true`). Never part of the payload. @default false
  */
 export const undocumented = z.boolean().default(false);
-
-export function defined<T>(value: T | undefined): value is T {
-  return value !== undefined;
-}

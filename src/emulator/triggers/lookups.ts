@@ -26,6 +26,18 @@ export function participantOf(state: EmulatorState, id: string): EmulatorChatPar
   return participant;
 }
 
+/** A chat participant of the caller's client by id; anything else is 404 naming `field` (ids do not leak). */
+export function participantOfClient(
+  state: EmulatorState,
+  clientId: string,
+  id: string,
+  field: string,
+): EmulatorChatParticipant {
+  const participant = state.chatParticipants.get(id);
+  if (participant?.clientId !== clientId) throw new NotFoundError(`No chat participant ${id}`, { field });
+  return participant;
+}
+
 export function numberOfParticipant(
   state: EmulatorState,
   participant: EmulatorChatParticipant,

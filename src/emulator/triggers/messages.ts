@@ -13,8 +13,9 @@ import { BadRequestError, IllegalTransitionError, NotFoundError } from '../error
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { buildIncomingPayload, type IncomingContent, type Payload } from '../emit/payloads.js';
 import { parseBody } from '../http/validate.js';
-import { newOutboundMessage, type OutboundMessage } from '../state/index.js';
-import { defined, faults, ref, undocumented, type TriggerContext } from './common.js';
+import { applyDeliveryTransition, newOutboundMessage, type OutboundMessage } from '../state/index.js';
+import { faults, ref, undocumented, type TriggerContext } from './common.js';
+import { defined } from '../emit/chat-events.js';
 import {
   assertMessagingPossible,
   numberOf,
@@ -280,15 +281,7 @@ export function messageTriggers({ state, emitter, events }: TriggerContext) {
           field: 'errorCode',
         });
       }
-      const now = iso();
-      message.status = input.status;
-      for (const field of transition.sets) {
-        if (field === 'deliveryTime') message.deliveryTime = now;
-        else if (field === 'readTime') message.readTime = now;
-        else if (field === 'playedTime') message.playedTime = now;
-        else if (field === 'errorCode') message.errorCode = input.errorCode ?? '1000';
-        else message.errorCodeString = input.errorCodeString ?? 'Message failed to send';
-      }
+      applyDeliveryTransition(message, transition, iso(), input);
       return statusEmission(message, input);
     },
   };

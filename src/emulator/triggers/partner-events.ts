@@ -6,7 +6,8 @@ import { BadRequestError } from '../errors.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import type { Payload } from '../emit/payloads.js';
 import { parseBody } from '../http/validate.js';
-import { defined, faults, ref, undocumented, type TriggerContext } from './common.js';
+import { faults, ref, undocumented, type TriggerContext } from './common.js';
+import { defined } from '../emit/chat-events.js';
 import { numberOf } from './lookups.js';
 
 /**

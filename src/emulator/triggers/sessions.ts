@@ -17,7 +17,8 @@ import type { DeliveryLogEntry } from '../emit/delivery.js';
 import { buildSessionPayload } from '../emit/payloads.js';
 import { parseBody } from '../http/validate.js';
 import type { EmulatorNumber, EmulatorState, SessionState } from '../state/index.js';
-import { defined, faults, ref, type TriggerContext } from './common.js';
+import { faults, ref, type TriggerContext } from './common.js';
+import { defined } from '../emit/chat-events.js';
 import { numberOf } from './lookups.js';
 
 /** The longest documented flag period: "up to 24 hours". */
