@@ -7,7 +7,7 @@
 import { customerOf, deliveryContent } from '../emulator/inspector/summary.js';
 import { readSse } from '../relay/sse.js';
 import { CliError, type CliIo } from './output.js';
-import { call, describeDelivery, type Delivery } from './trigger.js';
+import { call, deliveryOutcome, describeDelivery, settledDeliveries, type Delivery } from './trigger.js';
 
 /** Options of `logs` (as commander hands them over, parsed). */
 export interface LogsCommandOptions {
@@ -48,15 +48,10 @@ function logLine(entry: LoggedDelivery): string {
   const time = new Date(entry.emittedAt).toISOString().slice(11, 19);
   const customer = customerOf(entry.type, entry.payload);
   const content = deliveryContent(entry.type, entry.payload);
-  const outcome =
-    entry.state === 'delivered' || entry.state === 'failed'
-      ? `${entry.state} ${entry.responseStatus === null ? `(${entry.error ?? 'no response'})` : String(entry.responseStatus)}` +
-        (entry.latencyMs === null ? '' : ` ${entry.latencyMs} ms`) +
-        (entry.attempts > 1 ? `, ${entry.attempts} attempts` : '')
-      : entry.state;
+  const outcome = deliveryOutcome(entry);
   const marks = [
     entry.duplicateOf === null ? '' : ' [duplicate]',
-    (entry as { resendOf?: string | null }).resendOf == null ? '' : ' [resend]',
+    entry.resendOf == null ? '' : ' [resend]',
   ].join('');
   return (
     `#${entry.sequence} ${time} ${entry.type.padEnd(8)} ${entry.messagingNumber}` +
@@ -220,13 +215,8 @@ export async function resendCommand(
     io.out(describeDelivery(queued, options.showSecrets === true).trimStart());
     return true;
   }
-  await call(base, 'POST', '/_emulator/idle', {});
-  const recent = (await call(
-    base,
-    'GET',
-    `/_emulator/deliveries?order=desc&limit=1000${options.showSecrets === true ? '&reveal=true' : ''}`,
-  )) as DeliveryPage;
-  const entry = recent.items.find((item) => item.id === queued.id) ?? queued;
+  const recent = await settledDeliveries(base, options.showSecrets === true);
+  const entry = recent.find((item) => item.id === queued.id) ?? queued;
   io.out(`resent ${given}:`);
   io.out(describeDelivery(entry, options.showSecrets === true));
   return entry.state !== 'failed';

@@ -268,6 +268,8 @@ export interface Delivery {
   readonly error: string | null;
   readonly responseBody: string | null;
   readonly duplicateOf: string | null;
+  /** The delivery this one resends, when it is a resend. */
+  readonly resendOf?: string | null;
 }
 
 /** An error answer of the emulator, printed as one line: status, code, message. */
@@ -542,14 +544,32 @@ async function emit(
   }
 }
 
-/** One line per delivery: what the receiver answered, or why there was no answer; its URL's token masked unless `reveal`. */
-export function describeDelivery(d: Delivery, reveal = false): string {
-  const outcome =
-    d.state === 'delivered' || d.state === 'failed'
-      ? `${d.state} ${d.responseStatus === null ? `(${d.error ?? 'no response'})` : String(d.responseStatus)}` +
+/** What became of a delivery: its state, with the answer (or why there was none), latency and attempts. */
+export function deliveryOutcome(d: Delivery): string {
+  return d.state === 'delivered' || d.state === 'failed'
+    ? `${d.state} ${d.responseStatus === null ? `(${d.error ?? 'no response'})` : String(d.responseStatus)}` +
         (d.latencyMs === null ? '' : ` ${d.latencyMs} ms`) +
         (d.attempts > 1 ? `, ${d.attempts} attempts` : '')
-      : d.state;
+    : d.state;
+}
+
+/**
+ * Waits until the emulator has nothing in flight, then reads the newest page of its delivery log
+ * (a duplicate fault makes an entry of its own after the trigger answered: the newest page has it).
+ */
+export async function settledDeliveries(base: string, showSecrets: boolean): Promise<Delivery[]> {
+  await call(base, 'POST', '/_emulator/idle', {});
+  const page = (await call(
+    base,
+    'GET',
+    `/_emulator/deliveries?order=desc&limit=1000${showSecrets ? '&reveal=true' : ''}`,
+  )) as { items: Delivery[] };
+  return page.items;
+}
+
+/** One line per delivery: what the receiver answered, or why there was no answer; its URL's token masked unless `reveal`. */
+export function describeDelivery(d: Delivery, reveal = false): string {
+  const outcome = deliveryOutcome(d);
   const duplicate = answeredDuplicate(d.responseStatus, d.responseBody)
     ? ' (the receiver answered: duplicate)'
     : '';
@@ -572,20 +592,7 @@ export async function triggerCommand(
       : { options: given, extra: {} };
   const emitted = await emit(kind, options, extra);
   let ok = true;
-  if (options.wait) await call(options.emulator, 'POST', '/_emulator/idle', {});
-  // a duplicate fault makes a log entry of its own (duplicateOf), after the trigger answered:
-  // the newest page of the log has it
-  const recent = options.wait
-    ? (
-        (await call(
-          options.emulator,
-          'GET',
-          `/_emulator/deliveries?order=desc&limit=1000${options.showSecrets === true ? '&reveal=true' : ''}`,
-        )) as {
-          items: Delivery[];
-        }
-      ).items
-    : [];
+  const recent = options.wait ? await settledDeliveries(options.emulator, options.showSecrets === true) : [];
   for (const step of emitted) {
     io.out(step.label);
     if (step.deliveries.length === 0) io.out(`  ${step.hint}`);
