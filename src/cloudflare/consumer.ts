@@ -12,7 +12,7 @@ import {
 } from '../pipeline/options.js';
 import { createStatsRecorder, type WebhookStats } from '../pipeline/stats.js';
 import { WEBHOOK_TYPES } from '../schemas/index.js';
-import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { checkNestedKeys, checkOptions, optionKeys, positiveInteger } from '../util/options.js';
 import type { QueueBatch, QueueMessage } from './bindings.js';
 
 /** Cloudflare Queues' default `max_retries` of a consumer. */
@@ -159,10 +159,10 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
   if (backoff && backoff.delay !== undefined && !(backoff.delay >= 0)) {
     throw new TypeError(`backoff.delay: expected a number >= 0, got ${String(backoff.delay)}`);
   }
-  const callbackTimeoutMs = options.callbackTimeoutMs;
-  if (callbackTimeoutMs !== undefined && (!Number.isInteger(callbackTimeoutMs) || callbackTimeoutMs < 1)) {
-    throw new TypeError(`callbackTimeoutMs: expected a positive integer, got ${String(callbackTimeoutMs)}`);
-  }
+  const callbackTimeoutMs =
+    options.callbackTimeoutMs === undefined
+      ? undefined
+      : positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/cloudflare');
   const stats = createStatsRecorder();
   const runner = createJobRunner({

@@ -13,7 +13,7 @@ import type {
 import type { LoggerOptions } from '../logger.js';
 import { DEFAULT_JSON_LIMITS, type JsonLimits } from './json.js';
 import { WEBHOOK_TYPES, type ChatbotPayloadVersion, type WebhookType } from '../schemas/index.js';
-import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
+import { checkNestedKeys, checkOptions, optionKeys, positiveInteger } from '../util/options.js';
 
 // Defined in src/capture/types.ts; here for the pipeline's barrel, beside the `capture` option.
 export type { CaptureRecord, CaptureSink } from '../capture/types.js';
@@ -146,10 +146,8 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 /** Share of `maxQueueSize` at which `health()` turns not ready (`healthQueueThreshold`). */
 export const DEFAULT_HEALTH_QUEUE_SHARE = 0.8;
 
-const positiveInteger = (name: string, value: number | undefined): void => {
-  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-    throw new TypeError(`${name}: expected a positive integer, got ${String(value)}`);
-  }
+const positiveIntegerOption = (name: string, value: number | undefined): void => {
+  if (value !== undefined) positiveInteger(name, value);
 };
 
 /** The accepted tokens as a list (none, one, or several during a rotation). */
@@ -271,11 +269,11 @@ export function validatePipelineOptions(
     checkNestedKeys(factory, 'dedupe.types', options.dedupe.types, WEBHOOK_TYPES);
     checkNestedKeys(factory, 'dedupe.keys', options.dedupe.keys, WEBHOOK_TYPES);
   }
-  positiveInteger('bodyLimit', options.bodyLimit);
-  positiveInteger('enqueueTimeoutMs', options.enqueueTimeoutMs);
-  positiveInteger('callbackTimeoutMs', options.callbackTimeoutMs);
-  positiveInteger('bodyTimeoutMs', options.bodyTimeoutMs);
-  positiveInteger('healthQueueThreshold', options.healthQueueThreshold);
+  positiveIntegerOption('bodyLimit', options.bodyLimit);
+  positiveIntegerOption('enqueueTimeoutMs', options.enqueueTimeoutMs);
+  positiveIntegerOption('callbackTimeoutMs', options.callbackTimeoutMs);
+  positiveIntegerOption('bodyTimeoutMs', options.bodyTimeoutMs);
+  positiveIntegerOption('healthQueueThreshold', options.healthQueueThreshold);
   positiveLimit('maxJsonDepth', options.maxJsonDepth);
   positiveLimit('maxJsonKeys', options.maxJsonKeys);
   positiveLimit('maxJsonItems', options.maxJsonItems);

@@ -7,7 +7,7 @@ import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import type { DedupeOptions } from '../pipeline/options.js';
 import { createFetchHandler } from '../receiver/fetch.js';
 import { WEBHOOK_PATHS, type ChatbotPayloadVersion } from '../schemas/index.js';
-import { checkOptions, optionKeys } from '../util/options.js';
+import { checkOptions, optionKeys, positiveInteger } from '../util/options.js';
 import { RelayBuffer, type RelayBufferStats } from './buffer.js';
 import { sseFrame } from './sse.js';
 
@@ -132,16 +132,8 @@ export function createRelay(options: RelayOptions): Relay {
       'secret: expected a string of at least 16 characters (the listener authenticates with it)',
     );
   }
-  const maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
-  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-  for (const [name, value] of [
-    ['maxBuffered', maxBuffered],
-    ['keepAliveMs', keepAliveMs],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw new TypeError(`${name}: expected a positive integer, got ${String(value)}`);
-    }
-  }
+  const maxBuffered = positiveInteger('maxBuffered', options.maxBuffered ?? DEFAULT_MAX_BUFFERED);
+  const keepAliveMs = positiveInteger('keepAliveMs', options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
   const logger: Logger = createLibraryLogger(options, 'messaging-webhooks/relay');
   const secret = digest(options.secret);
   const buffer = new RelayBuffer(maxBuffered);

@@ -130,3 +130,11 @@ export function positiveNumber(name: string, value: number): number {
   }
   return value;
 }
+
+/** `value` when it is a whole number of at least 1; a TypeError naming the option otherwise. */
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new TypeError(`${name}: expected a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
