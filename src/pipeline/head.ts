@@ -1,6 +1,5 @@
 // Performance imported, not the global: Node 20's global `performance` is a getter.
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
 import {
   MethodNotAllowedError,
   NotFoundError,
@@ -12,6 +11,7 @@ import {
 } from '../errors.js';
 import type { Answers } from './answers.js';
 import { createTokenCheck, type TokenCheck } from './auth.js';
+import { nextRequestId } from '../util/request-id.js';
 import { tokenHeaderOf } from '../util/token-header.js';
 import { tokensOf } from './options.js';
 import { parseRoute } from './route.js';
@@ -86,7 +86,8 @@ export function createHeadCheck(
     const length = lengthOf(request.header('content-length'));
     if (length > bodyLimit) return refuse(bucket, new PayloadTooLargeError(bodyLimit), undefined, span);
     const given = request.header('x-request-id');
-    const requestId = given !== undefined && given.length > 0 && given.length <= 128 ? given : randomUUID();
+    const requestId =
+      given !== undefined && given.length > 0 && given.length <= 128 ? given : nextRequestId();
     return {
       type: route.type,
       requestId,

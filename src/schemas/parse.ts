@@ -14,7 +14,12 @@ import {
   MESSAGE_CONTENT_TYPES,
   type IncomingMessage,
 } from './incoming.js';
-import { findUnlistedEnumValues, type EnumFieldTable, type UnlistedEnumValue } from './open-enum.js';
+import {
+  compileEnumFields,
+  type EnumFieldCheck,
+  type EnumFieldTable,
+  type UnlistedEnumValue,
+} from './open-enum.js';
 import {
   CHANNEL_STATUSES,
   MESSAGING_LIMIT_TIERS,
@@ -62,6 +67,15 @@ export const ENUM_FIELDS: Readonly<Record<WebhookType, EnumFieldTable>> = {
     preferenceValue: PREFERENCE_VALUES,
   },
   chatbot: { direction: CHATBOT_DIRECTIONS, messageType: CHATBOT_MESSAGE_TYPES },
+};
+
+/** {@link ENUM_FIELDS}, each table compiled once (`compileEnumFields`). */
+const UNLISTED_IN: Readonly<Record<WebhookType, EnumFieldCheck>> = {
+  incoming: compileEnumFields(ENUM_FIELDS.incoming),
+  status: compileEnumFields(ENUM_FIELDS.status),
+  session: compileEnumFields(ENUM_FIELDS.session),
+  event: compileEnumFields(ENUM_FIELDS.event),
+  chatbot: compileEnumFields(ENUM_FIELDS.chatbot),
 };
 
 /** One reason a payload failed its schema: a dotted path (empty for the root) and a message. */
@@ -128,7 +142,7 @@ export function parseWebhook<T extends WebhookType>(
   const { result, payloadVersion } = PARSERS[type](input, options);
   if (!result.success) return { success: false, type, issues: toPayloadIssues(result.error) };
   const data = result.data as WebhookPayloads[T];
-  const unlisted = findUnlistedEnumValues(data, ENUM_FIELDS[type]);
+  const unlisted = UNLISTED_IN[type](data);
   return payloadVersion === undefined
     ? { success: true, type, data, unlisted }
     : { success: true, type, data, unlisted, payloadVersion };
