@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { CodedError } from '../util/errors.js';
-import { checkOptions, optionKeys } from '../util/options.js';
+import { checkOptions, optionKeys, positiveInteger, positiveNumber } from '../util/options.js';
 
 /** A stored session: its JSON and the version a write must name to replace it. */
 export interface SessionRecord {
@@ -72,14 +72,8 @@ const MEMORY_SESSION_STORE_OPTION_KEYS = optionKeys<MemorySessionStoreOptions>()
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): MemorySessionStore {
   checkOptions('createMemorySessionStore', options, MEMORY_SESSION_STORE_OPTION_KEYS);
-  const max = options.max ?? DEFAULT_SESSION_MAX;
-  const ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS;
-  if (!Number.isInteger(max) || max < 1) {
-    throw new TypeError(`max: expected an integer >= 1, got ${String(max)}`);
-  }
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new TypeError(`ttlMs: expected a positive number of milliseconds, got ${String(ttlMs)}`);
-  }
+  const max = positiveInteger('max', options.max ?? DEFAULT_SESSION_MAX);
+  const ttlMs = positiveNumber('ttlMs', options.ttlMs ?? DEFAULT_SESSION_TTL_MS);
   const sessions = new LRUCache<string, SessionRecord>({ max, ttl: Math.ceil(ttlMs) });
   // Versions count writes across the whole store: a version is never reused, even for a key
   // deleted and written again, so a stale version can never match.

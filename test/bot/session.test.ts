@@ -288,9 +288,14 @@ describe('createMemorySessionStore', () => {
 
   it('checks its options', () => {
     expect(() => createMemorySessionStore({ max: 0 })).toThrow(
-      new TypeError('max: expected an integer >= 1, got 0'),
+      new TypeError('max: expected a positive integer, got 0'),
     );
-    expect(() => createMemorySessionStore({ ttlMs: -1 })).toThrow(/ttlMs: expected a positive number/);
+    expect(() => createMemorySessionStore({ ttlMs: -1 })).toThrow(
+      new TypeError('ttlMs: expected a positive number, got -1'),
+    );
+    expect(() => createMemorySessionStore({ ttlMs: Number.NaN })).toThrow(
+      /ttlMs: expected a positive number/,
+    );
     expect(() => createMemorySessionStore({ maxx: 1 } as never)).toThrow(/did you mean max/);
   });
 });
