@@ -139,36 +139,34 @@ export async function logsCommand(
 
   await pass();
   const stopped = (): boolean => signal?.aborted === true;
-  // The inspector's change stream says when the log changed; a pass reads what did.
-  while (!stopped()) {
-    let response: Response;
-    try {
-      response = await fetch(`${base}/_emulator/inspector/events`, {
-        headers: { accept: 'text/event-stream' },
-        ...(signal === undefined ? {} : { signal }),
-      });
-    } catch (error) {
-      if (stopped()) return;
-      throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
-        cause: error,
-      });
-    }
-    if (response.status !== 200 || response.body === null) {
-      throw new CliError(
-        `the emulator at ${base} is stopping (its change stream answered ${response.status})`,
-      );
-    }
-    try {
-      for await (const _event of readSse(response.body)) await pass();
-    } catch (error) {
-      if (stopped()) return;
-      throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
-        cause: error,
-      });
-    }
+  // The inspector's change stream says when the log changed; a pass reads what did. The stream
+  // ends only when the emulator stops or the signal aborts, so there is one stream per command.
+  if (stopped()) return;
+  let response: Response;
+  try {
+    response = await fetch(`${base}/_emulator/inspector/events`, {
+      headers: { accept: 'text/event-stream' },
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
     if (stopped()) return;
-    throw new CliError(`the emulator at ${base} stopped`);
+    throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
+      cause: error,
+    });
   }
+  if (response.status !== 200 || response.body === null) {
+    throw new CliError(`the emulator at ${base} is stopping (its change stream answered ${response.status})`);
+  }
+  try {
+    for await (const _event of readSse(response.body)) await pass();
+  } catch (error) {
+    if (stopped()) return;
+    throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
+      cause: error,
+    });
+  }
+  if (stopped()) return;
+  throw new CliError(`the emulator at ${base} stopped`);
 }
 
 /** The options of `resend`. */
