@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers';
 import PQueue from 'p-queue';
 import type { WebhookType } from '../schemas/index.js';
+import { perType } from '../util/per-type.js';
 import { callSafely } from '../util/call-safely.js';
 import { withTimeout } from '../util/timeout.js';
 import { backoffDelay, resolveRetry } from './backoff.js';
@@ -25,35 +26,12 @@ interface Gauges {
   running: number;
 }
 
-/**
- * Each type's {@link Gauges}, found by a switch: four updates per job, and a keyed access whose
- * key varies from call to call (`running[type] += 1`) goes through V8's megamorphic lookups, a
- * load and a store each time. A type that is none of these (a hand-made job) has gauges too.
- */
+/** Each type's {@link Gauges} (perType); a type that is none of the webhook types (a hand-made job) has gauges too. */
 function createGauges(): (type: WebhookType) => Gauges {
   const zero = (): Gauges => ({ pending: 0, running: 0 });
-  const incoming = zero();
-  const status = zero();
-  const session = zero();
-  const event = zero();
-  const chatbot = zero();
+  const gauges = perType(zero);
   const other = zero();
-  return (type) => {
-    switch (type) {
-      case 'incoming':
-        return incoming;
-      case 'status':
-        return status;
-      case 'session':
-        return session;
-      case 'event':
-        return event;
-      case 'chatbot':
-        return chatbot;
-      default:
-        return other;
-    }
-  };
+  return (type) => gauges.of(type) ?? other;
 }
 
 /** A queued job, the attempt it is on, whether that attempt runs, and its retry timer. */

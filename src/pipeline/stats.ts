@@ -1,4 +1,5 @@
-import { WEBHOOK_TYPES, type WebhookType } from '../schemas/index.js';
+import type { WebhookType } from '../schemas/index.js';
+import { perType } from '../util/per-type.js';
 
 /** Counters kept per webhook type. */
 export type StatCounter =
@@ -60,37 +61,10 @@ const zero = (): Record<StatCounter, number> =>
   Object.fromEntries(STAT_COUNTERS.map((counter) => [counter, 0])) as Record<StatCounter, number>;
 
 export function createStatsRecorder(): StatsRecorder {
-  // A plain object of same-shaped objects, not a Map, for snapshot(). No prototype, and an
-  // unknown bucket is ignored: a job read back from Redis may name any type.
-  const buckets = Object.create(null) as Partial<Record<StatsBucket, Record<StatCounter, number>>>;
-  for (const bucket of [...WEBHOOK_TYPES, 'unknown' as const]) buckets[bucket] = zero();
-  const { incoming, status, session, event, chatbot, unknown } = buckets as Record<
-    StatsBucket,
-    Record<StatCounter, number>
-  >;
-  /**
-   * The counters of a bucket by a switch, and each counter by name below: several increments per
-   * request, and a keyed access whose key varies from call to call (`buckets[bucket][counter]`)
-   * goes through V8's megamorphic lookups, a load and a store each time.
-   */
-  function countersOf(bucket: StatsBucket): Record<StatCounter, number> | undefined {
-    switch (bucket) {
-      case 'incoming':
-        return incoming;
-      case 'status':
-        return status;
-      case 'session':
-        return session;
-      case 'event':
-        return event;
-      case 'chatbot':
-        return chatbot;
-      case 'unknown':
-        return unknown;
-      default:
-        return undefined;
-    }
-  }
+  // Plain objects of one shape, found by a switch (perType); an unknown bucket is ignored: a job
+  // read back from Redis may name any type.
+  const buckets = perType(zero);
+  const countersOf = buckets.of;
   return {
     inc(bucket, counter, by = 1) {
       const counters = countersOf(bucket);
@@ -128,7 +102,7 @@ export function createStatsRecorder(): StatsRecorder {
     snapshot(gauges) {
       const total: TypeStats = { ...zero(), queued: 0, running: 0 };
       const out: Partial<Record<WebhookType | 'unknown' | 'total', TypeStats>> = {};
-      for (const [bucket, counters] of Object.entries(buckets) as [
+      for (const [bucket, counters] of Object.entries(buckets.values) as [
         StatsBucket,
         Record<StatCounter, number>,
       ][]) {
