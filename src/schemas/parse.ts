@@ -70,13 +70,9 @@ export const ENUM_FIELDS: Readonly<Record<WebhookType, EnumFieldTable>> = {
 };
 
 /** {@link ENUM_FIELDS}, each table compiled once (`compileEnumFields`). */
-const UNLISTED_IN: Readonly<Record<WebhookType, EnumFieldCheck>> = {
-  incoming: compileEnumFields(ENUM_FIELDS.incoming),
-  status: compileEnumFields(ENUM_FIELDS.status),
-  session: compileEnumFields(ENUM_FIELDS.session),
-  event: compileEnumFields(ENUM_FIELDS.event),
-  chatbot: compileEnumFields(ENUM_FIELDS.chatbot),
-};
+const UNLISTED_IN = Object.fromEntries(
+  Object.entries(ENUM_FIELDS).map(([type, table]) => [type, compileEnumFields(table)]),
+) as Readonly<Record<WebhookType, EnumFieldCheck>>;
 
 /** One reason a payload failed its schema: a dotted path (empty for the root) and a message. */
 export interface PayloadIssue {
