@@ -11,10 +11,9 @@ let counter = LAST;
  * A request id for a request that brought none: UUID-shaped (so `messaging.message.id` and a
  * user's `uuid` column take it), unique within and across processes, but not a random UUID per
  * request. It is a prefix of 90 random bits drawn once per 805 million ids, with version 8
- * ("custom", RFC 9562) in place of randomUUID's 4, then a counter in 8 hex digits. It costs a quarter
- * of a `randomUUID()` per request (figures: bench/HISTORY.md). The
- * prefix is drawn on first use, not at module scope, where a Cloudflare Worker may not generate
- * random values.
+ * ("custom", RFC 9562) in place of randomUUID's 4, then a counter in 8 hex digits. It costs a
+ * quarter of a `randomUUID()` per request (figures: bench/HISTORY.md). The prefix is drawn on
+ * first use, not at module scope, where a Cloudflare Worker may not generate random values.
  */
 export function nextRequestId(): string {
   if (counter === LAST) {
