@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -25,6 +24,7 @@ import {
   DISCARDED_FIELD,
   HELD_JOB_MS,
   openQueue,
+  createClaimJobIds,
   DEFAULT_KEEP_COMPLETED_MS,
   jobIdOf,
   partitionOf,
@@ -296,10 +296,9 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     replicaAck === undefined
       ? { removeOnComplete, removeOnFail }
       : { removeOnComplete, removeOnFail, delay: HELD_JOB_MS };
-  // Claim-step jobIds: the dedupe key, then this dispatcher's tag and a counter, so that an add
-  // deduplicated by BullMQ answers another jobId than the one it asked for (see claimStep).
-  const idTag = `.${randomUUID().slice(0, 8)}`;
-  let idSequence = 0;
+  // Claim-step jobIds: unique to their add, so that an add deduplicated by BullMQ answers another
+  // jobId than the one it asked for (see createClaimJobIds).
+  const nextClaimJobId = createClaimJobIds();
   const started = waitUntilReady(client).then(() =>
     withTimeout(
       (async () => {
@@ -474,8 +473,8 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   /**
    * Adds one job. With `claim`, the add is also the event's dedupe claim: BullMQ's deduplication
    * id is the dedupe key (kept `claim.ttlMs`, whatever becomes of the job), checked and set inside
-   * BullMQ's add script, so claim, add and confirm are one atomic Redis script. Its jobId is the
-   * dedupe key plus this dispatcher's tag and a counter: BullMQ answers a deduplicated add with
+   * BullMQ's add script, so claim, add and confirm are one atomic Redis script. Its jobId is this
+   * dispatcher's tag and a counter (createClaimJobIds): BullMQ answers a deduplicated add with
    * the jobId of the job that holds the claim, so an answer other than the jobId asked for means
    * a duplicate (pinned by test/redis/bullmq-contract.test.ts). Without `claim`, the jobId is the
    * dedupe key, as another dedupe store's claim expects.
@@ -495,8 +494,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       if (dedupeId !== undefined) {
         if (claim === undefined) jobOpts = { ...jobOptions, jobId: dedupeId };
         else {
-          idSequence += 1;
-          asked = dedupeId + idTag + idSequence.toString(36);
+          asked = nextClaimJobId();
           jobOpts = { ...jobOptions, jobId: asked, deduplication: { id: dedupeId, ttl: claim.ttlMs } };
         }
       }
@@ -578,8 +576,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     return (job) => {
       const dedupeId = job.dedupeKey === undefined ? undefined : jobIdOf(job);
       if (closed || dedupeId === undefined) return deadlines.bound(add(job, claim));
-      idSequence += 1;
-      const asked = dedupeId + idTag + idSequence.toString(36);
+      const asked = nextClaimJobId();
       inflight += 1;
       const queue = queues[partitionOf(job.orderingKey, topology.partitions)]!;
       const added = queue.add(job.type, job, {

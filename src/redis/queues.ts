@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { WebhookJob } from '../dispatch/types.js';
 import { isClusterConnection, type RedisClient, type ResolvedConnection } from './connection.js';
@@ -144,6 +145,28 @@ export function partitionOf(orderingKey: string, partitions: number): number {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0) % partitions;
+}
+
+/**
+ * The jobIds of one dispatcher's adds that claim (the claim inside BullMQ's add): a tag of 72
+ * random bits drawn once per dispatcher, then a counter. BullMQ answers an add deduplicated by its
+ * deduplication id (the dedupe key) with the jobId of the job that holds the claim, so an answer
+ * other than the jobId asked for is a duplicate: for that the id needs to be unique to its add,
+ * and nothing more. Two dispatchers draw the same tag with a chance of 2^-72 per pair; `c` first,
+ * so an id is never an integer (which BullMQ refuses), and base64url has no `:`.
+ *
+ * The dedupe key is not in the id: it is in the job's data and its deduplication id already, and
+ * BullMQ packs the jobId twice per add (its arguments and its options) with msgpackr, a character
+ * at a time in JavaScript: a 54-character id cost about 22,000 instructions per event more than
+ * this one (bench/HISTORY.md, "2026-11-29: Redis mode").
+ */
+export function createClaimJobIds(): () => string {
+  const tag = `c${randomBytes(9).toString('base64url')}.`;
+  let sequence = 0;
+  return () => {
+    sequence += 1;
+    return tag + sequence.toString(36);
+  };
 }
 
 /**

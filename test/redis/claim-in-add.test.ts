@@ -126,6 +126,13 @@ describeRedis('the dedupe claim made inside the BullMQ add (private redis-server
     expect(answers.filter((body) => body === '{"received":true}')).toHaveLength(40);
     expect(answers.filter((body) => body === '{"received":true,"duplicate":true}')).toHaveLength(10);
     expect(commands).toEqual(Array.from({ length: 50 }, () => 'evalsha'));
+    // One job per accepted event (the warm-up's too), each under a claim jobId of its own (the
+    // dispatcher's tag and a counter), not the dedupe key: that is the deduplication id.
+    const jobIds = (await admin.keys(`bull:*${queueName}*`))
+      .map((key) => key.slice(key.lastIndexOf(':') + 1))
+      .filter((id) => /^c[A-Za-z0-9_-]{12}\.[0-9a-z]+$/.test(id));
+    expect(new Set(jobIds).size).toBe(41);
+    expect(new Set(jobIds.map((id) => id.split('.')[0])).size).toBe(1);
   }, 30_000);
 
   it('accepts exactly one of many concurrent deliveries of one event and runs it once', async () => {

@@ -135,7 +135,10 @@ describeRedis('receiver with the Redis store and the BullMQ dispatcher (in proce
         dispatcher.queues().map((queue) => queue.getDeduplicationJobId(digest)),
       );
       const holders = claims.filter((id) => id !== null);
-      expect(holders).toEqual([expect.stringMatching(new RegExp(`^${digest}\\.`))]);
+      // held by the job of the add, under the dispatcher's claim jobId; the key is in its data
+      expect(holders).toEqual([expect.stringMatching(/^c[A-Za-z0-9_-]{12}\.1$/)]);
+      const holding = dispatcher.queues()[claims.findIndex((id) => id !== null)]!;
+      expect((await holding.getJob(holders[0]!))?.data).toMatchObject({ dedupeKey: digest });
       const ttls = await Promise.all(
         dispatcher.queues().map((queue) => redis.pttl(queue.toKey(`de:${digest}`))),
       );
