@@ -49,7 +49,7 @@ const STEADY_NODE_ARGS = [
 const SERVE = fileURLToPath(new URL('../servers/serve.js', import.meta.url));
 
 /** Starts `config`'s server under callgrind, instrumentation off; resolves once it listens. */
-function startServer(config, { cpu, nodeArgs = [] }) {
+function startServer(config, { cpu, nodeArgs = [], script = SERVE }) {
   const out = join(
     tmpdir(),
     `callgrind-${String(config.kind).replace(':', '-')}-${process.pid}-${Date.now()}.out`,
@@ -63,7 +63,7 @@ function startServer(config, { cpu, nodeArgs = [] }) {
     process.execPath,
     ...STEADY_NODE_ARGS,
     ...nodeArgs,
-    SERVE,
+    script,
     JSON.stringify(config),
   ];
   const command = pinned && cpu !== undefined ? ['taskset', '-c', String(cpu), ...valgrind] : valgrind;
@@ -170,6 +170,7 @@ function totalOf(file) {
  *   cpu           the CPU the server is pinned to (taskset), when pinning is available
  *   nodeArgs      node flags of the server
  *   keep          keep the dumps and return their paths (for callgrind_annotate)
+ *   script        the server's script (default servers/serve.js), argv[2] its JSON config
  * Returns `{ perRequest, mainPerRequest, windows: [{ perRequest, mainPerRequest }], phases, dumps? }`:
  * the means over the windows, each window's counts, and the seconds each phase took.
  */
@@ -185,9 +186,10 @@ export async function countInstructions({
   cpu,
   nodeArgs,
   keep = false,
+  script,
 }) {
   const t0 = Date.now();
-  const server = await startServer(config, { cpu, nodeArgs });
+  const server = await startServer(config, { cpu, nodeArgs, script });
   const phases = { startSec: (Date.now() - t0) / 1000 };
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const nextRequest = createRequestFactory(type, { conversations });

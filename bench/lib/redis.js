@@ -5,11 +5,14 @@ import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { pinned } from './proc.js';
 
-/** Resolves `{ socket, stop() }`, or `{ skipped: reason }` when redis-server is missing or fails. */
-export async function startRedis({ cpu } = {}) {
+/**
+ * Resolves `{ socket, stop() }`, or `{ skipped: reason }` when redis-server is missing or fails.
+ * `name` tells apart the servers one process starts (the socket's name).
+ */
+export async function startRedis({ cpu, name = 'bench' } = {}) {
   const which = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
   if (which.status !== 0) return { skipped: 'redis-server is not installed' };
-  const socket = `${os.tmpdir()}/messaging-webhooks-bench-${process.pid}.sock`;
+  const socket = `${os.tmpdir()}/messaging-webhooks-${name}-${process.pid}.sock`;
   rmSync(socket, { force: true });
   const command = [
     'redis-server',
