@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { DeadLetterEntry, DeadLetterQueue } from '../redis/dlq.js';
 import { DEFAULT_PARTITIONS, DEFAULT_QUEUE_NAME, REDIS_NAME_ENV, sharedRedisNames } from '../redis/names.js';
-import { CliError, messageOf, printableIo, type CliIo } from './output.js';
+import { CliError, messageOf, type CliIo } from './output.js';
 
 /** A dlq command's topology with everything resolved: flags, then the shared names, then the defaults. */
 interface ResolvedDlqOptions extends DlqCommandOptions {
@@ -242,10 +242,8 @@ function summary(entry: DeadLetterEntry): Record<string, unknown> {
 /** `dlq list`: one line per dead letter, oldest first. */
 export async function listCommand(
   given: DlqCommandOptions & { readonly limit?: number | undefined },
-  terminal: CliIo,
+  io: CliIo,
 ): Promise<number> {
-  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
-  const io = printableIo(terminal);
   return withDeadLetterQueue(given, async (dlq, options) => {
     const entries = await dlq.list(given.limit === undefined ? {} : { limit: given.limit });
     if (options.format === 'json') {
@@ -289,9 +287,7 @@ export async function listCommand(
 }
 
 /** `dlq show <id>`: the whole record, payload and stack included. */
-export async function showCommand(id: string, given: DlqCommandOptions, terminal: CliIo): Promise<void> {
-  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
-  const io = printableIo(terminal);
+export async function showCommand(id: string, given: DlqCommandOptions, io: CliIo): Promise<void> {
   await withDeadLetterQueue(given, async (dlq, options) => {
     const entry = await dlq.get(id);
     if (entry === undefined)
@@ -326,10 +322,8 @@ function selection(
 export async function redriveCommand(
   ids: readonly string[],
   options: DlqCommandOptions & { readonly all?: boolean; readonly dryRun?: boolean },
-  terminal: CliIo,
+  io: CliIo,
 ): Promise<boolean> {
-  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
-  const io = printableIo(terminal);
   const wanted = selection(ids, options.all, 'redrive');
   return withDeadLetterQueue(options, async (dlq) => {
     const report = await dlq.redrive({ ids: wanted, dryRun: options.dryRun === true });
@@ -352,10 +346,8 @@ export async function redriveCommand(
 export async function purgeCommand(
   ids: readonly string[],
   options: DlqCommandOptions & { readonly all?: boolean; readonly yes?: boolean },
-  terminal: CliIo,
+  io: CliIo,
 ): Promise<void> {
-  // Dead letters hold sender text (payloads, errors quoting it): nothing is written raw to a terminal.
-  const io = printableIo(terminal);
   const wanted = selection(ids, options.all, 'purge');
   await withDeadLetterQueue(options, async (dlq) => {
     if (options.yes !== true) {

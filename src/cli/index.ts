@@ -8,9 +8,11 @@
  * @packageDocumentation
  */
 import { main } from './program.js';
-import { messageOf, processIo } from './output.js';
+import { messageOf, printableIo, processIo } from './output.js';
 
-const io = processIo();
+const terminal = processIo();
+// The bin's own lines, escaped as main escapes every command's.
+const io = printableIo(terminal);
 // The reader went away (`messaging-webhooks emulator | head`): stop quietly, as Unix tools do,
 // instead of dying on an unhandled EPIPE with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -23,7 +25,7 @@ process.on('unhandledRejection', (reason) => {
   io.err(`error: ${messageOf(reason)}`);
   process.exit(1);
 });
-main(process.argv, io).then(
+main(process.argv, terminal).then(
   (code) => {
     process.exitCode = code;
   },

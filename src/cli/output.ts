@@ -1,10 +1,12 @@
 /**
  * CLI output: the one way out to the terminal. The library never writes to the console; the CLI
- * does, and only here: every line a command prints (stdout and stderr, commander's own messages,
- * `error:` lines, the emulator's `--verbose` log) goes through {@link printable} before it leaves,
- * so no text a sender, a receiver, a state file or a Redis record wrote can act on the terminal.
- * The lint forbids `process.stdout.write`, `process.stderr.write` and `console.*` elsewhere in
- * src/cli.
+ * does, and only here. Text is escaped in one place per entry: `main` (program.ts) hands every
+ * command writers passed through {@link printableIo}, so every line a command prints (stdout and
+ * stderr, commander's own messages, `error:` lines, the emulator's `--verbose` log) goes through
+ * {@link printable} before it leaves, and the bin (index.ts) does the same for the lines it prints
+ * itself. No text a sender, a receiver, a state file or a Redis record wrote can act on the
+ * terminal. Commands write to the writers they are given and escape nothing themselves. The lint
+ * forbids `process.stdout.write`, `process.stderr.write` and `console.*` elsewhere in src/cli.
  */
 
 /** Writes lines somewhere (stdout by default). */
@@ -24,15 +26,16 @@ export interface CliIo {
 const REDRAW = '\r\u001b[2K';
 
 /**
- * The process's stdout and stderr, every line escaped ({@link printable}); a status line is
- * escaped too, then drawn over the current line with the CLI's own erase sequence.
+ * The process's stdout and stderr, as they are: hand them to `main`, or wrap them in
+ * {@link printableIo}, which escapes every line. A status line is drawn over the current line
+ * with the CLI's own erase sequence (after `printableIo` escaped the text).
  */
 export function processIo(): CliIo {
   return {
-    out: (line) => void process.stdout.write(`${printable(line)}\n`),
-    err: (line) => void process.stderr.write(`${printable(line)}\n`),
+    out: (line) => void process.stdout.write(`${line}\n`),
+    err: (line) => void process.stderr.write(`${line}\n`),
     isTty: process.stdout.isTTY === true,
-    status: (text) => void process.stdout.write(`${REDRAW}${printable(text)}`),
+    status: (text) => void process.stdout.write(`${REDRAW}${text}`),
   };
 }
 
@@ -74,7 +77,7 @@ const escaped = (char: string): string => `\\u${char.charCodeAt(0).toString(16).
  * Text a sender or a receiver wrote (a payload, an error message, a target's answer), made safe for
  * a terminal: every control character is shown as its `\uXXXX` escape, so an escape sequence is
  * printed as text and never acted on (and JSON stays valid JSON). Tab and line feed are kept
- * unless `oneLine`. Every CLI command prints such text through this.
+ * unless `oneLine`. Every line the CLI prints passes through this ({@link printableIo}).
  */
 export function printable(text: string, options: { readonly oneLine?: boolean } = {}): string {
   return text.replace(options.oneLine === true ? UNPRINTABLE_ONE_LINE : UNPRINTABLE, escaped);
@@ -82,8 +85,9 @@ export function printable(text: string, options: { readonly oneLine?: boolean } 
 
 /**
  * The same writers, with every line and status line passed through {@link printable}: what
- * `main` hands to every command, whatever writers it was given (the process's, or a test's).
- * Escaping is idempotent: an escaped line has no control character left to escape.
+ * `main` hands to every command, whatever writers it was given (the process's, or a test's), and
+ * what the bin prints its own lines through. Escaping is idempotent: an escaped line has no
+ * control character left to escape.
  */
 export function printableIo(io: CliIo): CliIo {
   return {

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { readCapture } from '../testing/capture.js';
 import { replay, type ReplayItemReport, type ReplayPacing, type ReplayReport } from '../testing/replay.js';
 import { CLI_CONCURRENCY } from './defaults.js';
-import { CliError, printable, printableIo, type CliIo } from './output.js';
+import { CliError, type CliIo } from './output.js';
 
 /** Options of the `replay` command (as commander hands them over). */
 export interface ReplayCommandOptions {
@@ -85,10 +85,8 @@ function itemLine(item: ReplayItemReport, done: number, total: number): string {
 export async function replayCommand(
   file: string,
   options: ReplayCommandOptions,
-  terminal: CliIo,
+  io: CliIo,
 ): Promise<ReplayReport> {
-  // Paths, errors and answer bodies come from the capture file and the target: never raw.
-  const io = printableIo(terminal);
   const target = parseUrl(options.to);
   const pacing = parseSpeed(options.speed);
   const timeoutMs = parseTimeout(options.timeout);
@@ -142,7 +140,7 @@ export async function replayCommand(
   const unanswered = report.items.find((item) => item.path !== undefined && item.status === undefined);
   if (report.stopped && unanswered !== undefined) {
     throw new CliError(
-      printable(`${unanswered.error ?? 'no answer'}; stopped after ${report.items.length} of ${total}`),
+      `${unanswered.error ?? 'no answer'}; stopped after ${report.items.length} of ${total}`,
     );
   }
   const refused = report.items.filter((item) => item.refused === true).length;

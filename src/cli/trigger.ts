@@ -6,7 +6,7 @@
  * program's options (and `--help`) stays cheap.
  */
 import { InvalidArgumentError } from 'commander';
-import { answeredDuplicate } from '../emulator/emit/answered-duplicate.js';
+import { answeredDuplicate } from '../pipeline/answered-duplicate.js';
 import { EXAMPLE_CUSTOMER, SEED_LITE_NUMBER } from '../emulator/state/seed-numbers.js';
 import { readFile } from 'node:fs/promises';
 import { maskUrl } from '../util/secrets.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIo } from '../../src/cli/output.js';
+import { printableIo, type CliIo } from '../../src/cli/output.js';
 import { parseSpeed, replayCommand } from '../../src/cli/replay.js';
 import { buildStatus } from '../../src/testing/index.js';
 
@@ -134,7 +134,8 @@ describe('replay command with a hostile capture file and target', () => {
         });
       writeFileSync(file, `${record('/../../admin/users/1?_method=DELETE')}\n${record('/status')}\n`);
       const io = fakeIo(isTty);
-      const report = await replayCommand(file, { to: hostileUrl, token: 'tok' }, io);
+      // The writers main hands every command: each line escaped on its way out.
+      const report = await replayCommand(file, { to: hostileUrl, token: 'tok' }, printableIo(io));
       expect(paths).toEqual(['/webhooks/status']);
       expect(report.items.map((item) => item.refused === true)).toEqual([true, false]);
       const text = [...io.lines, ...io.statuses.filter((line) => !line.startsWith('['))].join('\n');
