@@ -8,6 +8,7 @@ import { DEFAULT_TOKEN_HEADER } from '../util/token-header.js';
 import type { RelayedEvent } from './buffer.js';
 import { RELAY_EVENTS, RELAY_PATHS } from './relay.js';
 import { readSse } from './sse.js';
+import { answeredDuplicate } from '../pipeline/answered-duplicate.js';
 
 /** Options of {@link createRelayListener}. */
 export interface RelayListenerOptions {
@@ -240,7 +241,7 @@ export function createRelayListener(options: RelayListenerOptions): RelayListene
       const latencyMs = Math.round(performance.now() - started);
       const unreachable = status === undefined;
       const willRetry = error !== undefined && !stopping && (unreachable || attempt < attempts);
-      const duplicate = status !== undefined && status < 300 && /"duplicate"\s*:\s*true/.test(text);
+      const duplicate = answeredDuplicate(status ?? null, text);
       options.onForward?.({ event, url, attempt, status, duplicate, latencyMs, error, willRetry });
       if (willRetry) {
         await sleep(backoffDelay(backoff, attempt), undefined, { signal: abort.signal }).catch(

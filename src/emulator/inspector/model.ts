@@ -11,7 +11,7 @@ import {
   type WebhookType,
 } from '../../schemas/index.js';
 import { maskUrl } from '../../util/secrets.js';
-import { answeredDuplicate } from '../emit/answered-duplicate.js';
+import { answeredDuplicate } from '../../pipeline/answered-duplicate.js';
 import type { DeliveryLogEntry } from '../emit/delivery.js';
 import {
   chatParticipantPage,
