@@ -32,17 +32,23 @@ export const DEFAULT_EMULATOR_URL = `http://127.0.0.1:${DEFAULT_EMULATOR_PORT}`;
  * which commander prints as `error: option '--x <v>' argument 'y' is invalid. <reason>`.
  */
 
-/** A base URL (http or https), without a trailing slash: `--forward-to`, `--emulator`. */
-export function parseBaseUrl(value: string): string {
+/** `value` as an http(s) URL; `example` shows one in the error when `value` is not a URL at all. */
+export function httpUrl(value: string, example: string): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError('expected an http(s) URL such as http://localhost:3000/webhooks');
+    throw new InvalidArgumentError(`expected an http(s) URL such as ${example}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new InvalidArgumentError(`expected an http(s) URL, got the scheme ${url.protocol}`);
   }
+  return url;
+}
+
+/** A base URL (http or https), without a trailing slash: `--forward-to`, `--emulator`. */
+export function parseBaseUrl(value: string): string {
+  const url = httpUrl(value, 'http://localhost:3000/webhooks');
   if (url.search !== '' || url.hash !== '') {
     throw new InvalidArgumentError(
       'expected a base URL without a query or fragment (the token goes in --token)',
@@ -53,15 +59,7 @@ export function parseBaseUrl(value: string): string {
 
 /** An http(s) URL, a query allowed: `--forward-chatbot-to`, `--forward-to` of `listen`. */
 export function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected an http(s) URL such as http://localhost:3000/webhooks/chatbot');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidArgumentError(`expected an http(s) URL, got the scheme ${url.protocol}`);
-  }
+  const url = httpUrl(value, 'http://localhost:3000/webhooks/chatbot');
   if (url.hash !== '') throw new InvalidArgumentError('expected a URL without a fragment');
   return url.href;
 }

@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { readCapture } from '../testing/capture.js';
 import { replay, type ReplayItemReport, type ReplayPacing, type ReplayReport } from '../testing/replay.js';
-import { CLI_CONCURRENCY } from './defaults.js';
-import { CliError, type CliIo } from './output.js';
+import { CLI_CONCURRENCY, httpUrl } from './defaults.js';
+import { CliError, messageOf, type CliIo } from './output.js';
 
 /** Options of the `replay` command (as commander hands them over). */
 export interface ReplayCommandOptions {
@@ -28,19 +28,13 @@ export function parseSpeed(value: string | undefined): ReplayPacing {
   return factor;
 }
 
-function parseUrl(value: string): URL {
-  let url: URL;
+/** `--to`: an http(s) URL (the replay's own option, parsed where the command runs). */
+function parseTarget(value: string): URL {
   try {
-    url = new URL(value);
-  } catch {
-    throw new CliError(
-      `--to: expected an http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(value)}`,
-    );
+    return httpUrl(value, 'http://localhost:3000/webhooks');
+  } catch (error) {
+    throw new CliError(`--to: ${messageOf(error)}; got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliError(`--to: expected an http(s) URL, got ${JSON.stringify(value)}`);
-  }
-  return url;
 }
 
 function parseTimeout(value: string | undefined): number {
@@ -87,7 +81,7 @@ export async function replayCommand(
   options: ReplayCommandOptions,
   io: CliIo,
 ): Promise<ReplayReport> {
-  const target = parseUrl(options.to);
+  const target = parseTarget(options.to);
   const pacing = parseSpeed(options.speed);
   const timeoutMs = parseTimeout(options.timeout);
   // Opening the file first turns a missing file into one clear error before anything is sent.

@@ -93,6 +93,21 @@ describe('--speed', () => {
   });
 });
 
+describe('--to', () => {
+  it.each([
+    [
+      'not a URL',
+      'not a url',
+      'expected an http(s) URL such as http://localhost:3000/webhooks; got "not a url"',
+    ],
+    ['another scheme', 'ftp://x/', 'expected an http(s) URL, got the scheme ftp:; got "ftp://x/"'],
+  ])('refuses %s before reading anything, naming the option', async (_name, to, message) => {
+    await expect(replayCommand(join(dir, 'absent.jsonl'), { to }, fakeIo(false))).rejects.toThrow(
+      `--to: ${message}`,
+    );
+  });
+});
+
 describe('replay command with a hostile capture file and target', () => {
   // eslint-disable-next-line no-control-regex -- what must not reach the terminal
   const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
