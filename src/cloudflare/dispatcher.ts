@@ -2,6 +2,7 @@ import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '.
 import { checkOptions, optionKeys } from '../util/options.js';
 import { withTimeout } from '../util/timeout.js';
 import type { QueueProducer } from './bindings.js';
+import { createInflight } from '../util/inflight.js';
 
 /**
  * Largest message Cloudflare Queues takes, in bytes of its serialised body (128 KB; miniflare
@@ -84,10 +85,7 @@ export function createQueuesDispatcher(options: QueuesDispatcherOptions): Queues
     );
   }
   let closed = false;
-  let inflight = 0;
-  let settled: (() => void)[] = [];
-  const noneInflight = (): Promise<void> =>
-    inflight === 0 ? Promise.resolve() : new Promise((resolve) => settled.push(resolve));
+  const inflight = createInflight();
 
   return {
     async enqueue(job) {
@@ -95,26 +93,21 @@ export function createQueuesDispatcher(options: QueuesDispatcherOptions): Queues
       const body = JSON.stringify(job);
       const over = utf8Over(body, QUEUE_MESSAGE_LIMIT);
       if (over !== undefined) throw new QueueMessageTooLargeError(over);
-      inflight += 1;
+      inflight.enter();
       try {
         // Sent as the parsed job, serialised by the runtime as JSON: the body the consumer reads.
         await queue.send(job, { contentType: 'json' });
         return 'accepted';
       } finally {
-        inflight -= 1;
-        if (inflight === 0) {
-          const waiters = settled;
-          settled = [];
-          for (const resolve of waiters) resolve();
-        }
+        inflight.leave();
       }
     },
     /** Resolves once no send is on its way: the queue's consumer runs the events, elsewhere. */
-    idle: noneInflight,
+    idle: inflight.none,
     async close(timeoutMs) {
       closed = true;
       return withTimeout(
-        noneInflight().then(() => true),
+        inflight.none().then(() => true),
         timeoutMs,
         () => false,
       );

@@ -2,6 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Dispatcher, DispatcherCounts, EnqueueOutcome, WebhookJob } from '../dispatch/types.js';
+import { createInflight } from '../util/inflight.js';
 import { withTimeout } from '../util/timeout.js';
 import { createLibraryLogger, type LoggerOptions } from '../logger.js';
 import { checkNestedKeys, checkOptions, optionKeys } from '../util/options.js';
@@ -442,8 +443,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
   }
 
   let closed = false;
-  let inflight = 0;
-  let settled: (() => void)[] = [];
+  const inflight = createInflight();
 
   async function jobCounts(): Promise<Record<string, number>> {
     const total: Record<string, number> = {};
@@ -456,18 +456,6 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
     }
     return total;
-  }
-
-  const noneInflight = (): Promise<void> =>
-    inflight === 0 ? Promise.resolve() : new Promise<void>((resolve) => settled.push(resolve));
-
-  function leave(): void {
-    inflight -= 1;
-    if (inflight === 0) {
-      const waiters = settled;
-      settled = [];
-      for (const resolve of waiters) resolve();
-    }
   }
 
   /**
@@ -483,7 +471,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     if (closed) return 'closed';
     // Refused to start: the add fails, so the router answers 503 rather than 200.
     if (requirePersistence) await started;
-    inflight += 1;
+    inflight.enter();
     try {
       const partition = partitionOf(job.orderingKey, topology.partitions);
       const queue = queues[partition]!;
@@ -505,7 +493,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       const released = replicaAck !== undefined && (await replicated(partition, added, fresh));
       return fresh || released ? 'accepted' : 'duplicate';
     } finally {
-      leave();
+      inflight.leave();
     }
   }
 
@@ -520,7 +508,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
     ready: () => started,
     jobCounts,
     async idle() {
-      await noneInflight();
+      await inflight.none();
       for (;;) {
         const counts = await jobCounts();
         if (UNFINISHED.every((state) => (counts[state] ?? 0) === 0)) return;
@@ -532,7 +520,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       for (const deadlines of claimDeadlines) deadlines.stop();
       // Accepted jobs are in Redis already: closing waits only for adds still on the wire.
       const drained = await withTimeout(
-        noneInflight().then(() => true),
+        inflight.none().then(() => true),
         timeoutMs,
         () => false,
       );
@@ -577,7 +565,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       const dedupeId = job.dedupeKey === undefined ? undefined : jobIdOf(job);
       if (closed || dedupeId === undefined) return deadlines.bound(add(job, claim));
       const asked = nextClaimJobId();
-      inflight += 1;
+      inflight.enter();
       const queue = queues[partitionOf(job.orderingKey, topology.partitions)]!;
       const added = queue.add(job.type, job, {
         removeOnComplete,
@@ -588,7 +576,7 @@ export function createBullMQDispatcher(options: BullMQDispatcherOptions): BullMQ
       return deadlines.bound(
         added,
         (answered): ClaimedEnqueueOutcome => (answered.id === asked ? 'accepted' : 'duplicate'),
-        leave,
+        inflight.leave,
       );
     };
   });
