@@ -192,8 +192,8 @@ const program = createProgram('bench', 'The receiver against its targets (docs/b
     )
       .argParser(integer())
       // The instruction counts of scenarios 1, 8, 9 and 17 (valgrind) take about half of a run,
-      // which takes 12 to 14 minutes on a quiet 2-vCPU machine.
-      .default(900),
+      // which took 9 to 15 minutes on a 2-vCPU machine.
+      .default(1200),
   );
 const options = parseArgs(program);
 options.roundsGiven = options.rounds !== undefined;
