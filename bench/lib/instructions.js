@@ -20,6 +20,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequestFactory } from './bodies.js';
 import { pinned } from './proc.js';
+import { int, percent, table } from './table.js';
 
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
@@ -325,7 +326,24 @@ export function instructionRatio(baseline, measured) {
 }
 
 /** The spread of a kind's windows: (highest − lowest) ÷ their mean, main thread. */
-export function windowSpread(counted) {
+function windowSpread(counted) {
   const counts = counted.windows.map((w) => w.mainPerRequest);
   return (Math.max(...counts) - Math.min(...counts)) / counted.mainPerRequest;
+}
+
+/**
+ * The table of instruction counts the scenarios print: one row per `[label, counted]` (a
+ * countInstructions result), under `heading`: main thread, each window, their spread, all threads.
+ */
+export function instructionTable(heading, rows) {
+  return table(
+    [heading, 'instructions/req (main thread)', 'windows', 'spread', 'all threads'],
+    rows.map(([label, counted]) => [
+      label,
+      int(counted.mainPerRequest),
+      counted.windows.map((w) => int(w.mainPerRequest)).join(' '),
+      percent(windowSpread(counted)),
+      int(counted.perRequest),
+    ]),
+  );
 }

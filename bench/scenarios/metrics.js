@@ -11,9 +11,9 @@
 // the verdict is by req/s, each type on its own, interleaved (--adapter-rounds, default 1), as a
 // geometric mean over the types.
 import { MIXED, WEBHOOK_TYPES } from '../lib/bodies.js';
-import { benchInstructions, instructionRatio, windowSpread } from '../lib/instructions.js';
+import { benchInstructions, instructionRatio, instructionTable } from '../lib/instructions.js';
 import { measureInterleaved, medianCell } from '../lib/interleaved.js';
-import { fixed, geomean, int, percent, ratio, table } from '../lib/table.js';
+import { fixed, geomean, int, ratio, table } from '../lib/table.js';
 import { CUSTOMERS } from './throughput.js';
 
 const PLAIN = 'node-handler';
@@ -60,14 +60,9 @@ export async function run(bench) {
     const counted = await benchInstructions(bench, KINDS, { conversations: CUSTOMERS, log });
     instructions = { ...instructionRatio(counted[PLAIN], counted[METRICS]), counted };
     log(
-      table(
-        ['node handler', 'instructions/req', 'windows', 'spread'],
-        KINDS.map((kind) => [
-          kind === PLAIN ? 'without' : 'with metrics',
-          int(counted[kind].mainPerRequest),
-          counted[kind].windows.map((w) => int(w.mainPerRequest)).join(' '),
-          percent(windowSpread(counted[kind])),
-        ]),
+      instructionTable(
+        'node handler',
+        KINDS.map((kind) => [kind === PLAIN ? 'without' : 'with metrics', counted[kind]]),
       ),
     );
   }

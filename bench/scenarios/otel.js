@@ -8,9 +8,9 @@
 //
 // Without instruction counts: by req/s, each type on its own (--adapter-rounds, default 1).
 import { MIXED, WEBHOOK_TYPES } from '../lib/bodies.js';
-import { benchInstructions, instructionRatio, windowSpread } from '../lib/instructions.js';
+import { benchInstructions, instructionRatio, instructionTable } from '../lib/instructions.js';
 import { measureInterleaved, medianCell } from '../lib/interleaved.js';
-import { fixed, geomean, int, percent, ratio, table } from '../lib/table.js';
+import { fixed, geomean, int, ratio, table } from '../lib/table.js';
 import { CUSTOMERS } from './throughput.js';
 
 const PLAIN = 'node-handler';
@@ -57,14 +57,9 @@ export async function run(bench) {
   if (bench.instructions) {
     counted = await benchInstructions(bench, KINDS, { conversations: CUSTOMERS, log });
     log(
-      table(
-        ['node handler', 'instructions/req', 'windows', 'spread'],
-        KINDS.map((kind) => [
-          LABELS[kind],
-          int(counted[kind].mainPerRequest),
-          counted[kind].windows.map((w) => int(w.mainPerRequest)).join(' '),
-          percent(windowSpread(counted[kind])),
-        ]),
+      instructionTable(
+        'node handler',
+        KINDS.map((kind) => [LABELS[kind], counted[kind]]),
       ),
     );
   }

@@ -25,9 +25,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { fixed, int, median, percent, ratio, table } from '../lib/table.js';
+import { fixed, int, median, ratio, table } from '../lib/table.js';
 import { non2xx } from '../lib/interleaved.js';
-import { countInstructions, inLanes, instructionRatio, windowSpread } from '../lib/instructions.js';
+import { countInstructions, inLanes, instructionRatio, instructionTable } from '../lib/instructions.js';
 import { startRedis } from '../lib/redis.js';
 import { runWorkers } from './redis-worker.js';
 
@@ -205,15 +205,9 @@ export async function run(bench) {
   if (counted) {
     log(`verdicts of req/s and CPU by instructions per request (main thread, the mean of its windows):`);
     log(
-      table(
-        ['server', 'instructions/req (main thread)', 'windows', 'spread', 'all threads'],
-        Object.entries(SIDES).map(([kind, label]) => [
-          label,
-          int(counted[kind].mainPerRequest),
-          counted[kind].windows.map((w) => int(w.mainPerRequest)).join(' '),
-          percent(windowSpread(counted[kind])),
-          int(counted[kind].perRequest),
-        ]),
+      instructionTable(
+        'server',
+        Object.entries(SIDES).map(([kind, label]) => [label, counted[kind]]),
       ),
     );
   }

@@ -36,7 +36,7 @@
 // summarised.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { MIXED, WEBHOOK_TYPES } from '../lib/bodies.js';
-import { benchInstructions, instructionRatio, windowSpread } from '../lib/instructions.js';
+import { benchInstructions, instructionRatio, instructionTable } from '../lib/instructions.js';
 import { measureInterleaved, medianCell } from '../lib/interleaved.js';
 import { summarizeProfile } from '../lib/profile.js';
 import { fixed, geomean, int, percent, ratio, table } from '../lib/table.js';
@@ -299,18 +299,7 @@ export async function run(bench) {
     );
   }
   if (counted) {
-    log(
-      table(
-        ['server', 'instructions/req (main thread)', 'windows', 'spread', 'all threads'],
-        Object.entries(counted).map(([kind, c]) => [
-          kind,
-          int(c.mainPerRequest),
-          c.windows.map((w) => int(w.mainPerRequest)).join(' '),
-          percent(windowSpread(c)),
-          int(c.perRequest),
-        ]),
-      ),
-    );
+    log(instructionTable('server', Object.entries(counted)));
   }
   log(
     'context, receiver ÷ bare route (req/s; CPU): ' +
