@@ -26,12 +26,10 @@ interface Gauges {
   running: number;
 }
 
-/** Each type's {@link Gauges} (perType); a type that is none of the webhook types (a hand-made job) has gauges too. */
+/** Each type's {@link Gauges} (perType); a job of none of the webhook types (a hand-made one) counts under `unknown`. */
 function createGauges(): (type: WebhookType) => Gauges {
-  const zero = (): Gauges => ({ pending: 0, running: 0 });
-  const gauges = perType(zero);
-  const other = zero();
-  return (type) => gauges.of(type) ?? other;
+  const gauges = perType((): Gauges => ({ pending: 0, running: 0 }));
+  return (type) => gauges.of(type) ?? gauges.values.unknown;
 }
 
 /** A queued job, the attempt it is on, whether that attempt runs, and its retry timer. */
