@@ -142,6 +142,8 @@ export async function logsCommand(
   // The inspector's change stream says when the log changed; a pass reads what did. The stream
   // ends only when the emulator stops or the signal aborts, so there is one stream per command.
   if (stopped()) return;
+  const wentAway = (error: unknown): CliError =>
+    new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, { cause: error });
   let response: Response;
   try {
     response = await fetch(`${base}/_emulator/inspector/events`, {
@@ -150,9 +152,7 @@ export async function logsCommand(
     });
   } catch (error) {
     if (stopped()) return;
-    throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
-      cause: error,
-    });
+    throw wentAway(error);
   }
   if (response.status !== 200 || response.body === null) {
     throw new CliError(`the emulator at ${base} is stopping (its change stream answered ${response.status})`);
@@ -161,9 +161,7 @@ export async function logsCommand(
     for await (const _event of readSse(response.body)) await pass();
   } catch (error) {
     if (stopped()) return;
-    throw new CliError(`the emulator at ${base} went away (${(error as Error).message})`, 1, {
-      cause: error,
-    });
+    throw wentAway(error);
   }
   if (stopped()) return;
   throw new CliError(`the emulator at ${base} stopped`);
